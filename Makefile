@@ -1,0 +1,41 @@
+# User-facing targets of the iov_iter 6.1.y series.  The work is done by the
+# scripts in ci/; each target is one of them.  See README.md.
+
+ARCH ?= x86_64
+export ARCH VARIANT REV KERNEL_SRC FORCE
+
+.PHONY: help deps tree export lint kunit selftest check bench
+
+help:
+	@echo 'make check    the whole test suite (deps, tree, lint, self-tests, KUnit x86_64 + um)'
+	@echo 'make bench    benchmark base vs series'
+	@echo 'make deps     install what is missing (Debian 12, as root)'
+	@echo 'make tree     build/linux = base + patches/series   [KERNEL_SRC=dir] [FORCE=1]'
+	@echo 'make export   regenerate patches/ from build/linux'
+	@echo 'make lint     patches/ consistency (series <-> files <-> build/linux)'
+	@echo 'make kunit    one KUnit run   ARCH=x86_64|um|i386 [VARIANT=name] [REV=commit]'
+	@echo 'make selftest self-tests of the ci/ glue'
+
+deps:
+	@bash ci/deps.sh
+
+tree: deps
+	@bash ci/tree.sh
+
+export:
+	@bash ci/export.sh
+
+lint:
+	@bash ci/lint.sh
+
+kunit: deps
+	@bash ci/kunit.sh
+
+selftest: deps
+	@bash ci/selftest.sh
+
+check:
+	@bash ci/check.sh
+
+bench:
+	@bash ci/bench.sh

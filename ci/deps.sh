@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Install what the project needs on Debian 12, only where something is
+# missing.  Idempotent and silent when everything is there.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+# Debian packages, each with a file or command that proves it is installed.
+PKGS=(
+	"linux-source-6.1:/usr/src/linux-source-6.1.tar.xz"
+	"qemu-system-x86:qemu-system-x86_64"
+	"qemu-system-x86:qemu-system-i386"
+	"sparse:sparse"
+	"ccache:ccache"
+	"shellcheck:shellcheck"
+	"gcc:gcc"
+	"make:make"
+	"bc:bc"
+	"flex:flex"
+	"bison:bison"
+	"libelf-dev:/usr/include/libelf.h"
+	"libssl-dev:/usr/include/openssl/ssl.h"
+	"cpio:cpio"
+	"kmod:depmod"
+	"perl:perl"
+	"xz-utils:xz"
+	"git:git"
+	"python3:python3"
+	"python3-venv:/usr/lib/python3/dist-packages/../../python3.11/ensurepip/__init__.py"
+	"rsync:rsync"
+)
+
+have() {
+	case "$1" in
+	/*) [ -e "$1" ] ;;
+	*) command -v "$1" >/dev/null 2>&1 ;;
+	esac
+}
+
+missing=()
+for p in "${PKGS[@]}"; do
+	pkg=${p%%:*} probe=${p#*:}
+	if [ "$pkg" = python3-venv ]; then
+		python3 -c 'import ensurepip, venv' 2>/dev/null && continue
+	elif have "$probe"; then
+		continue
+	fi
+	case " ${missing[*]-} " in *" $pkg "*) ;; *) missing+=("$pkg") ;; esac
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+	[ "$(id -u)" = 0 ] || die "missing Debian packages: ${missing[*]} (run as root, or install them)" \
+		"apt-get install ${missing[*]}"
+	log "installing: ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq || die "apt-get update failed" "apt-get update"
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+		die "apt-get install failed" "apt-get install ${missing[*]}"
+fi
+
+# Python tools in a project venv: pinned, and out of the system's way
+# (Debian 12 refuses pip installs into the system interpreter).
+VENV=$TOP/build/venv
+REQ=$TOP/ci/requirements.txt
+stamp=$VENV/.requirements
+if ! cmp -s "$REQ" "$stamp" 2>/dev/null; then
+	log "creating $VENV from ci/requirements.txt"
+	python3 -m venv "$VENV" || die "cannot create $VENV" "python3 -m venv $VENV"
+	"$VENV/bin/pip" install -q --disable-pip-version-check -r "$REQ" ||
+		die "pip install failed" "$VENV/bin/pip install -r $REQ"
+	cp "$REQ" "$stamp"
+fi

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Judge one KUnit run from its raw console log.
+
+The KTAP is parsed by kunit.py's own parser (tools/testing/kunit in the
+kernel tree); this script only adds what kunit.py does not do:
+
+  * an expected-tests manifest: every listed suite.case must have a result,
+    so a test that crashed the guest or silently vanished fails the run;
+  * a kernel splat scan of the whole console (WARN, BUG, Oops, KASAN, UBSAN,
+    lockdep, RCU stalls, ...) with an allowlist of known-harmless lines.
+
+It writes one result per test case and per guard as TSV lines
+(status<TAB>name) with --results, and exits 1 when anything failed.
+"""
+import argparse
+import os
+import re
+import sys
+
+
+def load_parser(kunit_dir):
+    sys.path.insert(0, kunit_dir)
+    try:
+        import kunit_parser  # noqa: E402  pylint: disable=import-outside-toplevel
+    except ImportError as exc:
+        sys.exit(f'ktap_check: cannot import kunit_parser from {kunit_dir}: {exc}')
+    # kunit_parser prints its progress; keep our stdout for our verdicts.
+    kunit_parser.stdout._output = sys.stderr  # pylint: disable=protected-access
+    kunit_parser.stdout._use_color = False  # pylint: disable=protected-access
+    return kunit_parser
+
+
+def walk(test, prefix=''):
+    """Yield (dotted name, test, is_leaf) for every test below this one."""
+    for sub in test.subtests:
+        name = f'{prefix}.{sub.name}' if prefix else sub.name
+        yield name, sub, not sub.subtests
+        yield from walk(sub, name)
+
+
+def read_patterns(path, what):
+    if not os.path.isfile(path):
+        # A check that is not working must not look like a clean log.
+        sys.exit(f'ktap_check: {what} file {path} is missing')
+    pats = []
+    with open(path, encoding='utf-8') as f:
+        for lineno, line in enumerate(f, 1):
+            line = line.rstrip('\n')
+            if not line.strip() or line.lstrip().startswith('#'):
+                continue
+            try:
+                pats.append(re.compile(line))
+            except re.error as exc:
+                sys.exit(f'ktap_check: {path}:{lineno}: bad regex: {exc}')
+    return pats
+
+
+def read_manifest(path):
+    names = []
+    with open(path, encoding='utf-8') as f:
+        for line in f:
+            line = line.split('#', 1)[0].strip()
+            if line:
+                names.append(line)
+    return names
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    ap.add_argument('log', help='raw console log of the run (test.log)')
+    ap.add_argument('--kunit-dir', required=True,
+                    help='tools/testing/kunit of the kernel tree')
+    ap.add_argument('--manifest', action='append', default=[],
+                    help='expected suite.case names, one per line')
+    ap.add_argument('--denylist', required=True, help='splat regexes')
+    ap.add_argument('--allowlist', required=True,
+                    help='regexes of known-harmless lines')
+    ap.add_argument('--results', help='append TSV results here')
+    ap.add_argument('--label', default='', help='prefix for result names')
+    args = ap.parse_args()
+
+    parser = load_parser(args.kunit_dir)
+    deny = read_patterns(args.denylist, 'denylist')
+    allow = read_patterns(args.allowlist, 'allowlist')
+
+    with open(args.log, encoding='utf-8', errors='replace') as f:
+        lines = f.readlines()
+
+    results = []  # (status, name, detail, is_guard)
+    root = parser.parse_run_tests(lines)
+    ok = (parser.TestStatus.SUCCESS, parser.TestStatus.SKIPPED)
+    seen = {}
+    if root.status == parser.TestStatus.FAILURE_TO_PARSE_TESTS:
+        results.append(('FAIL', 'ktap', 'no KTAP output in the log (crash or timeout?)', True))
+    for name, test, leaf in walk(root):
+        seen[name] = test.status
+        if not leaf:
+            if test.status not in ok and test.status != parser.TestStatus.NO_TESTS:
+                # A suite whose own result line is missing or failed.
+                if all(t.status in ok for t in test.subtests):
+                    results.append(('FAIL', name, test.status.name, False))
+            continue
+        if test.status == parser.TestStatus.SKIPPED:
+            results.append(('SKIP', name, '', False))
+        elif test.status in ok:
+            results.append(('PASS', name, '', False))
+        else:
+            results.append(('FAIL', name, test.status.name, False))
+
+    for manifest in args.manifest:
+        expected = read_manifest(manifest)
+        missing = [n for n in expected if n not in seen]
+        detail = (f'{len(missing)} of {len(expected)} expected tests have no result: '
+                  + ', '.join(missing[:10]) + (' ...' if len(missing) > 10 else ''))
+        results.append(('FAIL' if missing else 'PASS',
+                        f'manifest:{os.path.basename(manifest)}',
+                        detail if missing else f'{len(expected)} expected tests present',
+                        True))
+
+    splats = []
+    for lineno, line in enumerate(lines, 1):
+        if any(p.search(line) for p in deny) and not any(p.search(line) for p in allow):
+            splats.append(f'{lineno}: {line.strip()}')
+    results.append(('FAIL' if splats else 'PASS', 'splat-scan',
+                    f'{len(splats)} splat line(s); first: {splats[0]}' if splats
+                    else 'no kernel splats', True))
+
+    for status, name, detail, guard in results:
+        if status == 'FAIL' or guard:
+            print(f'{status:4} {args.label}{name}' + (f': {detail}' if detail else ''))
+    for s in splats[:20]:
+        print(f'     splat {s}')
+    counts = {k: sum(1 for r in results if r[0] == k) for k in ('PASS', 'FAIL', 'SKIP')}
+    print(f'{args.label}ktap_check: {counts["PASS"]} passed, {counts["FAIL"]} failed, '
+          f'{counts["SKIP"]} skipped')
+    if args.results:
+        with open(args.results, 'a', encoding='utf-8') as f:
+            for status, name, _, _ in results:
+                f.write(f'{status}\t{args.label}{name}\n')
+    return 1 if counts['FAIL'] else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

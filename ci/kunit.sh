@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# make kunit ARCH=x86_64|um|i386 [VARIANT=<name>] [REV=<commit>]
+#
+# Build the tip of build/linux (or REV) with kunit.py from the kunitconfigs
+# in kunit/ and the fragments in configs/, run it (QEMU for x86_64/i386,
+# KVM only where a probe boot works, else TCG), keep the raw console log
+# and kunit.py's JSON under out/kunit/<name>/, and judge the run with
+# ci/ktap_check.py (failed or crashed tests, missing tests, kernel splats).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+ARCH=${ARCH:-x86_64}
+VARIANT=${VARIANT:-}
+REV=${REV:-}
+name=$ARCH${VARIANT:+-$VARIANT}
+repro="make kunit ARCH=$ARCH${VARIANT:+ VARIANT=$VARIANT}${REV:+ REV=$REV}"
+
+case $ARCH in
+x86_64|i386|um) ;;
+*) die "unsupported ARCH=$ARCH (x86_64, i386 or um)" ;;
+esac
+[ -d "$TREE/.git" ] || die "$TREE does not exist" "make tree"
+
+# --- Source: the work tree's tip, or a persistent worktree at REV -------------
+src=$TREE
+bdir=$TOP/build/kunit/$name
+if [ -n "$REV" ]; then
+	rev=$(tgit rev-parse -q --verify "$REV^{commit}") || die "REV=$REV is not a commit of $TREE"
+	src=$TOP/build/rev
+	bdir=$TOP/build/kunit/$name-rev
+	if ! git -C "$src" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+		rm -rf "$src"
+		tgit worktree prune
+		tgit worktree add -q --detach "$src" "$rev"
+	fi
+	git -C "$src" checkout -q -f --detach "$rev"
+	log "testing $(git -C "$src" log -1 --format='%h %s' "$rev")"
+fi
+
+outd=$OUT/kunit/$name
+rm -rf "$outd"
+mkdir -p "$outd" "$bdir"
+
+kargs=(--arch="$ARCH" --build_dir="$bdir")
+cfgs=()
+for f in "$TOP"/kunit/*.kunitconfig "$TOP/configs/$ARCH.config" ${VARIANT:+"$TOP/configs/$VARIANT.config"}; do
+	[ -f "$f" ] || { [ "$f" = "$TOP/configs/$ARCH.config" ] && continue; die "missing config fragment $f"; }
+	cfgs+=(--kunitconfig="$f")
+done
+[ ${#cfgs[@]} -gt 0 ] || die "no kunitconfig in $TOP/kunit"
+
+if command -v ccache >/dev/null; then
+	cc="ccache gcc"
+else
+	cc=gcc
+fi
+kunit=(python3 "$src/tools/testing/kunit/kunit.py")
+
+# --- Build ---------------------------------------------------------------------
+start=$(date +%s)
+log "building $name in ${bdir#"$TOP"/} (CC='$cc')"
+if ! (cd "$src" && "${kunit[@]}" build "${kargs[@]}" "${cfgs[@]}" \
+	--make_options "CC=$cc" --jobs="$(nproc)") >"$outd/build.log" 2>&1; then
+	tail -n 40 "$outd/build.log" >&2
+	die "kunit build for $name failed (log: ${outd#"$TOP"/}/build.log)" "$repro"
+fi
+cp "$bdir/.config" "$outd/config"
+log "built $name in $(($(date +%s) - start)) s"
+
+# --- Run -----------------------------------------------------------------------
+xargs_=()
+accel=native
+if [ "$ARCH" != um ]; then
+	accel=tcg
+	qemu=qemu-system-$ARCH
+	if "$TOP/ci/kvm-probe.sh" "$qemu" "$bdir/arch/x86/boot/bzImage"; then
+		accel=kvm
+		xargs_+=(--qemu_args="-accel kvm")
+	fi
+fi
+xargs_+=(${KUNIT_QEMU_ARGS:+--qemu_args="$KUNIT_QEMU_ARGS"})
+for a in ${KUNIT_KERNEL_ARGS:-}; do xargs_+=(--kernel_args="$a"); done
+log "running $name ($accel)"
+start=$(date +%s)
+set +e
+(cd "$src" && "${kunit[@]}" exec "${kargs[@]}" "${xargs_[@]}" \
+	--timeout="${KUNIT_TIMEOUT:-300}" --json="$outd/results.json") 2>&1 | tee "$outd/kunit.log"
+krc=${PIPESTATUS[0]}
+set -e
+cp "$bdir/test.log" "$outd/raw.log" 2>/dev/null || : > "$outd/raw.log"
+log "ran $name in $(($(date +%s) - start)) s (kunit.py exit $krc)"
+
+# --- Judge ---------------------------------------------------------------------
+manifests=()
+for m in "$TOP/kunit/expected-tests" "$TOP/kunit/expected-tests.$ARCH"; do
+	[ -f "$m" ] && manifests+=(--manifest="$m")
+done
+rc=0
+python3 "$TOP/ci/ktap_check.py" "$outd/raw.log" --kunit-dir="$src/tools/testing/kunit" \
+	"${manifests[@]}" --denylist="$TOP/ci/splat-denylist" --allowlist="$TOP/ci/splat-allowlist" \
+	--label="$name:" --results="$outd/results.tsv" || rc=1
+if [ "$krc" != 0 ] && [ "$rc" = 0 ]; then
+	printf 'FAIL\t%s:kunit.py\n' "$name" >> "$outd/results.tsv"
+	rc=1
+fi
+if [ "$rc" != 0 ]; then
+	die "KUnit $name failed (raw log: ${outd#"$TOP"/}/raw.log)" "$repro"
+fi
+log "KUnit $name passed"

@@ -1,0 +1,31 @@
+# shellcheck shell=bash
+# Common helpers for the ci/ scripts.  Source it; do not run it.
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export TOP
+TREE=${TREE:-$TOP/build/linux}
+PATCHES=${PATCHES:-$TOP/patches}
+OUT=${OUT:-$TOP/out}
+
+# Fixed identity and date of the reproducible base commit.
+BASE_NAME='patch-series base'
+BASE_EMAIL='base@invalid'
+BASE_DATE='2000-01-01T00:00:00+0000'
+
+log() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
+
+# die MESSAGE [REPRODUCE-COMMAND]
+die() {
+	printf '%s: error: %s\n' "${0##*/}" "$1" >&2
+	if [ $# -gt 1 ]; then
+		printf '%s: reproduce with: %s\n' "${0##*/}" "$2" >&2
+	fi
+	exit 1
+}
+
+# The git used on the kernel work tree: never let the user's hooks or
+# configuration change the bytes of what we generate.
+tgit() { git -C "$TREE" -c core.hooksPath=/dev/null -c core.autocrlf=false "$@"; }
+
+# Patches listed in a series file, comments and blank lines dropped.
+series_list() { sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$1" | grep -v '^$' || true; }

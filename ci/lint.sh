@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# make lint: patches/ must be consistent with itself and with build/linux.
+#   1. series and the *.patch files agree (every listed file exists, every
+#      file is listed, the cover letter exists iff there are patches);
+#   2. build/linux (if present) exports to exactly what patches/ holds.
+# Each failure prints the command that fixes it.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+fail=0
+err() { printf 'lint: %s\n' "$1" >&2; [ $# -lt 2 ] || printf 'lint:   fix: %s\n' "$2" >&2; fail=1; }
+
+[ -f "$PATCHES/series" ] || die "$PATCHES/series is missing" "make export"
+[ -f "$PATCHES/cover-letter.txt" ] || err "patches/cover-letter.txt is missing (the cover letter text)"
+[ -f "$PATCHES/BASE" ] || err "patches/BASE is missing" "make tree && make export"
+
+listed=$(series_list "$PATCHES/series")
+present=$(cd "$PATCHES" && ls -- *.patch 2>/dev/null | grep -v '^0000-cover-letter.patch$' || true)
+regen="(cd patches && ls *.patch | grep -v '^0000-cover-letter.patch\$' > series)"
+for p in $listed; do
+	[ -f "$PATCHES/$p" ] || err "series lists $p, which is not in patches/" "$regen   # or: make export"
+done
+for p in $present; do
+	grep -qxF "$p" <<<"$listed" || err "patches/$p is not listed in series" "$regen   # or: make export"
+done
+if [ -n "$(sort <<<"$listed" | uniq -d)" ]; then
+	err "series lists a patch twice: $(sort <<<"$listed" | uniq -d | tr '\n' ' ')" "$regen"
+fi
+if [ "$listed" != "$(sort <<<"$listed")" ]; then
+	err "series is not in file-name order (format-patch numbering)" "make export"
+fi
+if [ -n "$present" ] && [ ! -f "$PATCHES/0000-cover-letter.patch" ]; then
+	err "patches/ has patches but no 0000-cover-letter.patch" "make export"
+fi
+if [ -z "$present" ] && [ -f "$PATCHES/0000-cover-letter.patch" ]; then
+	err "patches/ has a cover letter but no patches" "make export"
+fi
+for f in "$PATCHES"/*; do
+	case ${f##*/} in
+	*.patch|series|BASE|cover-letter.txt) ;;
+	*) err "unexpected file in patches/: ${f##*/} (patches/ holds only make export output and cover-letter.txt)" "rm $f" ;;
+	esac
+done
+
+if [ -d "$TREE/.git" ] && tgit rev-parse -q --verify refs/tags/base >/dev/null; then
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	EXPORT_DIR=$tmp bash "$TOP/ci/export.sh"
+	ign=()
+	want=$(sed -n 's/^base-commit: //p' "$PATCHES/BASE" 2>/dev/null || true)
+	have=$(sed -n 's/^base-commit: //p' "$tmp/BASE")
+	if [ -n "$want" ] && [ "$want" != "$have" ]; then
+		printf 'lint: warning: build/linux has base %s (%s), patches/BASE records %s; comparing without the base lines\n' \
+			"${have:0:12}" "$(sed -n 's/^source: //p' "$tmp/BASE")" "${want:0:12}" >&2
+		ign=(-I '^base-commit: ' -I '^source: ' -I '^sublevel: ')
+	fi
+	if ! diff -r -u "${ign[@]}" -x cover-letter.txt "$PATCHES" "$tmp" > "$tmp.diff"; then
+		head -n 60 "$tmp.diff" >&2
+		err "build/linux and patches/ disagree (diff above: patches/ vs an export of build/linux)" \
+			"make export   # keep build/linux's commits; or: make tree FORCE=1 to reset build/linux to patches/"
+	fi
+	rm -f "$tmp.diff"
+fi
+
+[ "$fail" = 0 ] || exit 1
+echo "lint: patches/ is consistent ($(wc -w <<<"$listed") patches)"
