@@ -25,12 +25,13 @@ PKGS=(
 	"xz-utils:xz"
 	"git:git"
 	"python3:python3"
-	"python3-venv:/usr/lib/python3/dist-packages/../../python3.11/ensurepip/__init__.py"
+	"python3-venv:@venv"
 	"rsync:rsync"
 )
 
 have() {
 	case "$1" in
+	@venv) python3 -c 'import ensurepip, venv' 2>/dev/null ;;
 	/*) [ -e "$1" ] ;;
 	*) command -v "$1" >/dev/null 2>&1 ;;
 	esac
@@ -39,11 +40,7 @@ have() {
 missing=()
 for p in "${PKGS[@]}"; do
 	pkg=${p%%:*} probe=${p#*:}
-	if [ "$pkg" = python3-venv ]; then
-		python3 -c 'import ensurepip, venv' 2>/dev/null && continue
-	elif have "$probe"; then
-		continue
-	fi
+	have "$probe" && continue
 	case " ${missing[*]-} " in *" $pkg "*) ;; *) missing+=("$pkg") ;; esac
 done
 

@@ -10,8 +10,9 @@ set -euo pipefail
 DEST=${EXPORT_DIR:-$PATCHES}
 COVER=$PATCHES/cover-letter.txt
 
-[ -d "$TREE/.git" ] && tgit rev-parse -q --verify refs/tags/base >/dev/null ||
+if [ ! -d "$TREE/.git" ] || ! tgit rev-parse -q --verify refs/tags/base >/dev/null; then
 	die "$TREE has no base: create it first" "make tree"
+fi
 [ -z "$(tgit status --porcelain --untracked-files=no)" ] ||
 	die "$TREE has uncommitted changes: commit them first" "git -C $TREE status"
 [ ! -d "$TREE/.git/rebase-apply" ] || die "$TREE has a git am/rebase in progress"
@@ -22,10 +23,10 @@ trap 'rm -rf "$tmp"' EXIT
 
 # Only the repository's own config and fixed options decide the bytes:
 # no user or system config (format.*, diff.*), fixed abbreviation, no
-# version signature, no commit hashes in the From lines.
+# version signature, no commit hashes in the From lines, no threading
+# (Message-Ids are random; threading is b4's and git send-email's job).
 xgit() {
 	GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null \
-	GIT_COMMITTER_NAME=$BASE_NAME GIT_COMMITTER_EMAIL=$BASE_EMAIL \
 		git -C "$TREE" -c core.abbrev=12 -c diff.algorithm=myers \
 		-c branch.series.description="$(cat "$COVER")" "$@"
 }
@@ -35,18 +36,18 @@ if [ "$n" -gt 0 ]; then
 	branch=$(tgit symbolic-ref -q --short HEAD || echo series)
 	[ "$branch" = series ] || die "$TREE is on branch $branch; the series lives on branch 'series'" \
 		"git -C $TREE checkout series"
-	# The cover letter takes its author and date from the tip commit.
-	tip_author=$(tgit log -1 --format='%an <%ae>' HEAD)
+	# The cover letter is from the tip commit's author (format-patch uses
+	# the committer identity for it) and carries the tip's date.
 	tip_date=$(tgit log -1 --format='%aD' HEAD)
+	GIT_COMMITTER_NAME=$(tgit log -1 --format='%an' HEAD) \
+	GIT_COMMITTER_EMAIL=$(tgit log -1 --format='%ae' HEAD) \
 	xgit format-patch -q -o "$tmp" --zero-commit --no-signature --base=base \
-		--cover-letter --cover-from-description=subject --thread=shallow \
-		--from="$tip_author" base..HEAD >/dev/null
+		--cover-letter --cover-from-description=subject \
+		base..HEAD >/dev/null
 	# format-patch dates the cover letter "now": give it the tip's date.
 	sed -i "1,/^\$/s/^Date: .*/Date: $tip_date/" "$tmp/0000-cover-letter.patch"
-	# Message-Ids are random; threading is b4's and git send-email's job.
-	sed -i '/^Message-Id: /d; /^In-Reply-To: /d; /^References: /d' "$tmp"/*.patch
 fi
-(cd "$tmp" && ls -- *.patch 2>/dev/null | grep -v '^0000-cover-letter.patch$' || true) > "$tmp/series"
+patch_files "$tmp" > "$tmp/series"
 {
 	echo "# The base the series applies to; written by make export from build/linux."
 	cat "$TREE/.git/patchq-base"

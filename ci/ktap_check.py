@@ -24,8 +24,9 @@ def load_parser(kunit_dir):
         import kunit_parser  # noqa: E402  pylint: disable=import-outside-toplevel
     except ImportError as exc:
         sys.exit(f'ktap_check: cannot import kunit_parser from {kunit_dir}: {exc}')
-    # kunit_parser prints its progress; keep our stdout for our verdicts.
-    kunit_parser.stdout._output = sys.stderr  # pylint: disable=protected-access
+    # kunit_parser prints its progress, which kunit.py has already shown:
+    # keep our output to our verdicts.
+    kunit_parser.stdout._output = open(os.devnull, 'w', encoding='utf-8')  # pylint: disable=protected-access,consider-using-with
     kunit_parser.stdout._use_color = False  # pylint: disable=protected-access
     return kunit_parser
 

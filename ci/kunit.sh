@@ -4,7 +4,8 @@
 # Build the tip of build/linux (or REV) with kunit.py from the kunitconfigs
 # in kunit/ and the fragments in configs/, run it (QEMU for x86_64/i386,
 # KVM only where a probe boot works, else TCG), keep the raw console log
-# and kunit.py's JSON under out/kunit/<name>/, and judge the run with
+# and kunit.py's JSON under out/kunit/<name>/ (or out/kunit/$RUN_NAME/),
+# and judge the run with
 # ci/ktap_check.py (failed or crashed tests, missing tests, kernel splats).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -37,7 +38,7 @@ if [ -n "$REV" ]; then
 	log "testing $(git -C "$src" log -1 --format='%h %s' "$rev")"
 fi
 
-outd=$OUT/kunit/$name
+outd=$OUT/kunit/${RUN_NAME:-$name}
 rm -rf "$outd"
 mkdir -p "$outd" "$bdir"
 

@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034
 # Common helpers for the ci/ scripts.  Source it; do not run it.
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -7,7 +7,8 @@ TREE=${TREE:-$TOP/build/linux}
 PATCHES=${PATCHES:-$TOP/patches}
 OUT=${OUT:-$TOP/out}
 
-# Fixed identity and date of the reproducible base commit.
+# Fixed identity and date of the reproducible base commit (used by the
+# scripts that source this file).
 BASE_NAME='patch-series base'
 BASE_EMAIL='base@invalid'
 BASE_DATE='2000-01-01T00:00:00+0000'
@@ -28,4 +29,14 @@ die() {
 tgit() { git -C "$TREE" -c core.hooksPath=/dev/null -c core.autocrlf=false "$@"; }
 
 # Patches listed in a series file, comments and blank lines dropped.
+# Patch files of a patches directory, cover letter excluded, in name order.
+patch_files() {
+	local f
+	for f in "$1"/*.patch; do
+		[ -e "$f" ] || continue
+		f=${f##*/}
+		[ "$f" = 0000-cover-letter.patch ] || echo "$f"
+	done
+}
+
 series_list() { sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$1" | grep -v '^$' || true; }

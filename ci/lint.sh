@@ -15,7 +15,7 @@ err() { printf 'lint: %s\n' "$1" >&2; [ $# -lt 2 ] || printf 'lint:   fix: %s\n'
 [ -f "$PATCHES/BASE" ] || err "patches/BASE is missing" "make tree && make export"
 
 listed=$(series_list "$PATCHES/series")
-present=$(cd "$PATCHES" && ls -- *.patch 2>/dev/null | grep -v '^0000-cover-letter.patch$' || true)
+present=$(patch_files "$PATCHES")
 regen="(cd patches && ls *.patch | grep -v '^0000-cover-letter.patch\$' > series)"
 for p in $listed; do
 	[ -f "$PATCHES/$p" ] || err "series lists $p, which is not in patches/" "$regen   # or: make export"

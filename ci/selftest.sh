@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# make selftest: prove that the glue in ci/ catches what it must catch.
+#   - ktap_check.py on recorded console logs: a clean run passes; a failed
+#     case, a WARN splat and a missing test are each caught;
+#   - tree/export/lint on a tiny 6.1-shaped tree: export is byte-stable, a
+#     broken patch stops make tree and is named, a series/file mismatch and
+#     unexported commits are refused;
+#   - shellcheck on every script.
+# Writes PASS/FAIL lines to out/selftest/results.tsv.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+res=$OUT/selftest/results.tsv
+mkdir -p "${res%/*}"
+: > "$res"
+work=$(mktemp -d)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+data=$TOP/ci/testdata
+kunit_dir=$TREE/tools/testing/kunit
+[ -f "$kunit_dir/kunit_parser.py" ] || die "$kunit_dir/kunit_parser.py missing" "make tree"
+
+nfail=0
+result() { # result PASS|FAIL name [detail]
+	printf '%s\t%s\n' "$1" "$2" >> "$res"
+	printf '%-4s selftest:%s%s\n' "$1" "$2" "${3:+: $3}"
+	[ "$1" = PASS ] || nfail=$((nfail + 1))
+}
+
+# expect NAME RC PATTERN -- CMD...: CMD must exit with RC (0 or non-zero)
+# and print something matching PATTERN (an empty PATTERN checks nothing).
+# The output stays in $work/out.NAME.
+expect() {
+	local name=$1 want=$2 pat=$3
+	shift 4
+	local rc=0
+	"$@" > "$work/out.$name" 2>&1 || rc=$?
+	cp "$work/out.$name" "$work/out"
+	if { [ "$want" = 0 ] && [ "$rc" != 0 ]; } || { [ "$want" != 0 ] && [ "$rc" = 0 ]; }; then
+		result FAIL "$name" "exit $rc, expected $want"
+		sed 's/^/    | /' "$work/out" | tail -n 15
+	elif [ -n "$pat" ] && ! grep -qE -- "$pat" "$work/out"; then
+		result FAIL "$name" "output lacks /$pat/"
+		sed 's/^/    | /' "$work/out" | tail -n 15
+	else
+		result PASS "$name"
+	fi
+}
+
+# --- ktap_check.py on recorded logs -------------------------------------------
+check() {
+	python3 "$TOP/ci/ktap_check.py" "$data/ktap/$1" --kunit-dir="$kunit_dir" \
+		--manifest="$data/ktap/expected-tests" \
+		--denylist="$TOP/ci/splat-denylist" --allowlist="$data/ktap/allowlist"
+}
+expect ktap-clean 0 '^PASS splat-scan' -- check clean.log
+expect ktap-failed-case 1 '^FAIL memcpy\.memmove_test' -- check failed-case.log
+expect ktap-warn-splat 1 '^ +splat [0-9]+: WARNING: CPU' -- check warn.log
+expect ktap-missing-test 1 '^FAIL manifest:.*memcpy\.strtomem_test' -- check missing-test.log
+expect ktap-crash 1 '^FAIL (ktap|manifest)' -- check crash.log
+expect ktap-allowlisted 0 '^PASS splat-scan' -- check allowlisted.log
+expect ktap-no-denylist 1 'denylist file .* is missing' -- \
+	python3 "$TOP/ci/ktap_check.py" "$data/ktap/clean.log" --kunit-dir="$kunit_dir" \
+	--denylist="$work/none" --allowlist="$data/ktap/allowlist"
+
+# --- tree / export / lint on a tiny tree ---------------------------------------
+mini=$work/src
+mkdir -p "$mini/lib"
+printf 'VERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 0\nEXTRAVERSION =\n' > "$mini/Makefile"
+printf 'int one(void)\n{\n\treturn 1;\n}\n' > "$mini/lib/one.c"
+printf 'int two(void)\n{\n\treturn 2;\n}\n' > "$mini/lib/two.c"
+mkdir -p "$work/patches"
+: > "$work/patches/series"
+printf 'test: a tiny series\n\nUsed by ci/selftest.sh.\n' > "$work/patches/cover-letter.txt"
+env_=(env KERNEL_SRC="$mini" TREE="$work/linux" PATCHES="$work/patches")
+t() { "${env_[@]}" bash "$TOP/ci/$1.sh"; }
+mt=(git -C "$work/linux" -c user.name=Tester -c user.email=tester@invalid)
+
+expect tree-empty-series 0 'base [0-9a-f]+ \+ 0 patches' -- t tree
+printf 'int one(void)\n{\n\treturn 11;\n}\n' > "$mini/../one.c"
+cp "$mini/../one.c" "$work/linux/lib/one.c"
+"${mt[@]}" commit -q -a -m 'lib: one returns 11' -m 'Body.'
+printf 'int two(void)\n{\n\treturn 22;\n}\n' > "$work/linux/lib/two.c"
+"${mt[@]}" commit -q -a -m 'lib: two returns 22' -m 'Body.'
+expect tree-refuses-unexported 1 'not in patches/' -- t tree
+expect export-two 0 'patches/ updated: 2 patches' -- t export
+expect lint-consistent 0 'consistent \(2 patches\)' -- t lint
+cp -a "$work/patches" "$work/patches.1"
+expect tree-reapply 0 '\+ 2 patches' -- t tree
+expect tree-second-is-noop 0 'up to date' -- t tree
+expect export-byte-stable 0 'already matches' -- t export
+expect export-same-bytes 0 '' -- diff -r "$work/patches.1" "$work/patches"
+expect cover-has-base-commit 0 '^base-commit: [0-9a-f]{40}$' -- cat "$work/patches/0000-cover-letter.patch"
+
+sed -i '1d' "$work/patches/series"
+expect lint-series-mismatch 1 '0001-lib-one-returns-11.patch is not listed in series' -- t lint
+cp "$work/patches.1/series" "$work/patches/series"
+sed -i 's/^-\treturn 2;/-\treturn 3;/' "$work/patches/0002-lib-two-returns-22.patch"
+expect tree-broken-patch 1 'patch 0002-lib-two-returns-22.patch does not apply.*' -- env FORCE=1 \
+	KERNEL_SRC="$mini" TREE="$work/linux" PATCHES="$work/patches" bash "$TOP/ci/tree.sh"
+expect tree-broken-patch-repro 0 'reproduce with: git -C .* am --3way .*0002-lib-two-returns-22.patch' -- cat "$work/out.tree-broken-patch"
+expect lint-tree-disagrees 1 'build/linux and patches/ disagree' -- t lint
+
+# KERNEL_SRC may be a git checkout: its HEAD's content becomes the base.
+git -C "$mini" init -q && git -C "$mini" add -A &&
+	git -C "$mini" -c user.name=Tester -c user.email=tester@invalid commit -q -m v6.1
+expect tree-kernel-src-git 0 'exporting .*src \([0-9a-f]{40}\)' -- env KERNEL_SRC="$mini" \
+	TREE="$work/linux-git" PATCHES="$work/patches.1" bash "$TOP/ci/tree.sh"
+expect tree-kernel-src-git-applied 0 '^2$' -- git -C "$work/linux-git" rev-list --count base..HEAD
+
+# --- shellcheck ------------------------------------------------------------------
+expect shellcheck 0 '' -- shellcheck -x -P "$TOP/ci" "$TOP"/ci/*.sh "$TOP/.ci/run"
+
+echo "selftest: $(grep -c '^PASS' "$res") passed, $nfail failed"
+[ "$nfail" = 0 ]
