@@ -49,7 +49,7 @@ finish() {
 		printf '\nfailed:\n'
 		grep '^FAIL' "$dir/results.tsv" | cut -f2 | sed 's/^/  /'
 	fi
-	echo "$p passed, $f failed, $s skipped"
+	echo "$p passed, $f failed, $s skipped" | tee "$dir/final"
 	[ "$f" = 0 ]
 }
 : > "$dir/results.tsv"
