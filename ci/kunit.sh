@@ -51,6 +51,9 @@ done
 [ ${#cfgs[@]} -gt 0 ] || die "no kunitconfig in $TOP/kunit"
 
 if command -v ccache >/dev/null; then
+	# Paths under the checkout are hashed relative to it, so a fresh clone
+	# (CI) hits the cache that an earlier clone filled.
+	export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1
 	cc="ccache gcc"
 else
 	cc=gcc
