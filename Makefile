@@ -4,10 +4,10 @@
 ARCH ?= x86_64
 export ARCH VARIANT REV KERNEL_SRC FORCE
 
-.PHONY: help deps tree export lint kunit selftest check bench
+.PHONY: help deps tree export lint kunit selftest mutants check bench
 
 help:
-	@echo 'make check    the whole test suite (deps, tree, lint, self-tests, KUnit x86_64 + um)'
+	@echo 'make check    the whole test suite (deps, tree, lint, self-tests, KUnit x86_64 + um, mutants)'
 	@echo 'make bench    benchmark base vs series'
 	@echo 'make deps     install what is missing (Debian 12, as root)'
 	@echo 'make tree     build/linux = base + patches/series   [KERNEL_SRC=dir] [FORCE=1]'
@@ -15,6 +15,7 @@ help:
 	@echo 'make lint     patches/ consistency (series <-> files <-> build/linux)'
 	@echo 'make kunit    one KUnit run   ARCH=x86_64|um|i386 [VARIANT=name] [REV=commit]'
 	@echo 'make selftest self-tests of the ci/ glue'
+	@echo 'make mutants  prove the KUnit suite catches deliberate bugs (ci/mutations)'
 
 deps:
 	@bash ci/deps.sh
@@ -33,6 +34,9 @@ kunit: deps
 
 selftest: deps
 	@bash ci/selftest.sh
+
+mutants: deps
+	@bash ci/mutants.sh
 
 check:
 	@bash ci/check.sh

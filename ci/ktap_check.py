@@ -78,6 +78,9 @@ def main():
                     help='regexes of known-harmless lines')
     ap.add_argument('--results', help='append TSV results here')
     ap.add_argument('--label', default='', help='prefix for result names')
+    ap.add_argument('--print-names', action='store_true',
+                    help='only print the suite.case names of the log '
+                         '(to write a manifest from a known-good run)')
     args = ap.parse_args()
 
     parser = load_parser(args.kunit_dir)
@@ -89,6 +92,10 @@ def main():
 
     results = []  # (status, name, detail, is_guard)
     root = parser.parse_run_tests(lines)
+    if args.print_names:
+        for name, _, _ in walk(root):
+            print(name)
+        return 0
     ok = (parser.TestStatus.SUCCESS, parser.TestStatus.SKIPPED)
     seen = {}
     if root.status == parser.TestStatus.FAILURE_TO_PARSE_TESTS:
