@@ -6,7 +6,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-ALL_STAGES="lint selftest kunit-x86_64 kunit-um mutants"
+ALL_STAGES="lint selftest kunit-x86_64 kunit-um kunit-i386 mutants"
 STAGES=${STAGES:-$ALL_STAGES}
 dir=$OUT/check
 rm -rf "$dir"

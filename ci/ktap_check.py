@@ -39,6 +39,9 @@ def walk(test, prefix=''):
         yield from walk(sub, name)
 
 
+BLOCK_MAX_LINES = 60
+
+
 def read_patterns(path, what):
     if not os.path.isfile(path):
         # A check that is not working must not look like a clean log.
@@ -50,10 +53,44 @@ def read_patterns(path, what):
             if not line.strip() or line.lstrip().startswith('#'):
                 continue
             try:
-                pats.append(re.compile(line))
+                if line.startswith('BLOCK '):
+                    start, sep, end = line[len('BLOCK '):].partition(' ==> ')
+                    if not sep:
+                        sys.exit(f'ktap_check: {path}:{lineno}: BLOCK needs "<start> ==> <end>"')
+                    pats.append((re.compile(start), re.compile(end)))
+                else:
+                    pats.append(re.compile(line))
             except re.error as exc:
                 sys.exit(f'ktap_check: {path}:{lineno}: bad regex: {exc}')
     return pats
+
+
+def scan_splats(lines, deny, allow):
+    """Line numbers and text of splat lines that no allowlist entry covers.
+
+    An allowlist entry is a regex for single lines, or a BLOCK: from a line
+    matching its start up to one matching its end (or BLOCK_MAX_LINES lines),
+    nothing is a splat.  That covers output that is the test working, such
+    as the stack dump fault injection prints with each injected failure.
+    """
+    singles = [p for p in allow if not isinstance(p, tuple)]
+    blocks = [p for p in allow if isinstance(p, tuple)]
+    splats = []
+    block_end, block_left = None, 0
+    for lineno, line in enumerate(lines, 1):
+        if block_end is None:
+            for start, end in blocks:
+                if start.search(line):
+                    block_end, block_left = end, BLOCK_MAX_LINES
+                    break
+        if block_end is not None:
+            block_left -= 1
+            if block_end.search(line) or block_left == 0:
+                block_end = None
+            continue
+        if any(p.search(line) for p in deny) and not any(p.search(line) for p in singles):
+            splats.append(f'{lineno}: {line.strip()}')
+    return splats
 
 
 def read_manifest(path):
@@ -125,10 +162,7 @@ def main():
                         detail if missing else f'{len(expected)} expected tests present',
                         True))
 
-    splats = []
-    for lineno, line in enumerate(lines, 1):
-        if any(p.search(line) for p in deny) and not any(p.search(line) for p in allow):
-            splats.append(f'{lineno}: {line.strip()}')
+    splats = scan_splats(lines, deny, allow)
     results.append(('FAIL' if splats else 'PASS', 'splat-scan',
                     f'{len(splats)} splat line(s); first: {splats[0]}' if splats
                     else 'no kernel splats', True))

@@ -58,6 +58,13 @@ expect ktap-warn-splat 1 '^ +splat [0-9]+: WARNING: CPU' -- check warn.log
 expect ktap-missing-test 1 '^FAIL manifest:.*memcpy\.strtomem_test' -- check missing-test.log
 expect ktap-crash 1 '^FAIL (ktap|manifest)' -- check crash.log
 expect ktap-allowlisted 0 '^PASS splat-scan' -- check allowlisted.log
+check_real() {
+	python3 "$TOP/ci/ktap_check.py" "$data/ktap/$1" --kunit-dir="$kunit_dir" \
+		--manifest="$data/ktap/expected-tests" \
+		--denylist="$TOP/ci/splat-denylist" --allowlist="$TOP/ci/splat-allowlist"
+}
+expect ktap-fault-injection-block 0 '^PASS splat-scan' -- check_real fault-injection.log
+expect ktap-warn-after-block 1 '^ +splat [0-9]+: WARNING: CPU' -- check_real fault-injection-then-warn.log
 expect ktap-no-denylist 1 'denylist file .* is missing' -- \
 	python3 "$TOP/ci/ktap_check.py" "$data/ktap/clean.log" --kunit-dir="$kunit_dir" \
 	--denylist="$work/none" --allowlist="$data/ktap/allowlist"
