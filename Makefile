@@ -7,7 +7,7 @@ export ARCH VARIANT REV KERNEL_SRC FORCE
 .PHONY: help deps tree export lint kunit selftest mutants check bench
 
 help:
-	@echo 'make check    the whole test suite (deps, tree, lint, self-tests, KUnit x86_64 + um, mutants)'
+	@echo 'make check    the whole test suite (deps, tree, lint, self-tests, KUnit x86_64/um/i386, mutants, bench smoke)'
 	@echo 'make bench    benchmark base vs series'
 	@echo 'make deps     install what is missing (Debian 12, as root)'
 	@echo 'make tree     build/linux = base + patches/series   [KERNEL_SRC=dir] [FORCE=1]'

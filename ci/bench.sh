@@ -1,35 +1,146 @@
 #!/usr/bin/env bash
-# make bench: benchmark the series against its base.
+# make bench: the iov_iter benchmarks, base against series, in one run.
 #
-# The benchmark cases are not in the series yet, so for now this builds and
-# boots the tip on x86_64 under QEMU TCG with -icount shift=0,sleep=off (the
-# deterministic mode the benchmarks will use) and runs the KUnit suites of
-# kunit/, to prove the machinery.  It says so plainly in its output and in
-# out/bench/results.json.
+# Two kernels: "base" is the tree at the benchmark patch (the base plus the
+# tests and benchmarks, before the conversion), "series" is the tip.  Both
+# are built with configs/bench.config and run interleaved, A B A B ..., in
+# two modes:
+#   icount  x86_64 under QEMU TCG with -icount shift=0,sleep=off: a guest
+#           nanosecond is one instruction, so figures are deterministic;
+#   native  real time: x86_64 under KVM where a probe boot works, else UML.
+# Results: out/bench/{results.json,table.txt,table.md,bench.png}.
+#
+#   BENCH_BOOTS=3  BENCH_MIB=256 BENCH_SAMPLES=16 (native)
+#   BENCH_ICOUNT_MIB=16 BENCH_ICOUNT_SAMPLES=4 (icount)
+#   BENCH_SMOKE=1  every case once at 1 MiB, both kernels, icount only;
+#                  checks only that each case printed a well-formed line
+#   BENCH_COVER=0  do not refresh the benchmark table of the cover letter
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+SMOKE=${BENCH_SMOKE:-0}
+BOOTS=${BENCH_BOOTS:-3}
+if [ "$SMOKE" = 1 ]; then
+	BOOTS=1
+	dest=$OUT/bench-smoke
+else
+	dest=$OUT/bench
+fi
+t0=$(date +%s)
+progress() { printf '[bench %4ss] %s\n' "$(($(date +%s) - t0))" "$*"; }
+
 bash "$TOP/ci/deps.sh"
-bash "$TOP/ci/tree.sh"
-start=$(date +%s)
-icount='-icount shift=0,sleep=off'
-RUN_NAME=bench-x86_64 ARCH=x86_64 VARIANT='' REV='' KUNIT_QEMU_ARGS=$icount bash "$TOP/ci/kunit.sh" ||
-	die "the boot of the tip failed" "make bench"
-d=$OUT/kunit/bench-x86_64
-mkdir -p "$OUT/bench"
-pass=$(grep -c '^PASS' "$d/results.tsv" || true)
-tip=$(tgit log -1 --format='%h %s')
-python3 - "$OUT/bench/results.json" "$tip" "$icount" "$pass" <<'PY'
+bash "$TOP/ci/tree.sh" >/dev/null
+
+base_rev=$(tgit log --format=%H -S'config TEST_IOV_ITER_BENCH' base..HEAD -- lib/Kconfig.debug | tail -n1)
+[ -n "$base_rev" ] || die "no commit in base..HEAD adds CONFIG_TEST_IOV_ITER_BENCH: the benchmark patch is missing"
+tip=$(tgit rev-parse HEAD)
+rm -rf "$dest"
+mkdir -p "$dest"
+
+# kernel_rev KERNEL: the REV= for ci/kunit.sh ('' is the tip itself).
+kernel_rev() {
+	if [ "$1" = series ] || [ "$base_rev" = "$tip" ]; then
+		echo ''
+	else
+		echo "$base_rev"
+	fi
+}
+[ "$base_rev" != "$tip" ] || progress "the benchmark patch is the tip: base and series are the same kernel, every ratio should be about 1"
+
+# kunit ARCH KERNEL RUN_NAME [VAR=value...]: one ci/kunit.sh call, logged.
+kunit() {
+	local arch=$1 kernel=$2 run=$3
+	shift 3
+	if ! env ARCH="$arch" VARIANT=bench REV="$(kernel_rev "$kernel")" RUN_NAME="$run" \
+		KUNIT_FILTER=iov_iter_bench KUNIT_TIMEOUT="${BENCH_TIMEOUT:-1800}" "$@" \
+		bash "$TOP/ci/kunit.sh" > "$dest/$run.log" 2>&1; then
+		tail -n 30 "$dest/$run.log" >&2
+		die "$run failed (log: ${dest#"$TOP"/}/$run.log)" "make bench"
+	fi
+}
+
+# --- Build: x86_64 for icount (and KVM), then the native platform -----------------
+for k in base series; do
+	progress "building x86_64 $k"
+	kunit x86_64 "$k" "build-x86_64-$k" KUNIT_NO_RUN=1
+done
+modes=(icount)
+native_arch=um
+native_label='UML on the host CPU: real time; UML copy primitives differ from x86_64 hardware'
+if [ "$SMOKE" != 1 ]; then
+	if "$TOP/ci/kvm-probe.sh" qemu-system-x86_64 "$TOP/build/kunit/x86_64-bench/arch/x86/boot/bzImage"; then
+		native_arch=x86_64
+		native_label='x86_64 under KVM: real time'
+	else
+		for k in base series; do
+			progress "building um $k (KVM is not usable here: native time comes from UML)"
+			kunit um "$k" "build-um-$k" KUNIT_NO_RUN=1
+		done
+	fi
+	modes+=(native)
+fi
+
+# --- Run, interleaved ------------------------------------------------------------------
+declare -A MIB SAMPLES
+: > "$dest/runs.tsv"
+for mode in "${modes[@]}"; do
+	if [ "$mode" = icount ]; then
+		arch=x86_64
+		mib=${BENCH_ICOUNT_MIB:-16} samples=${BENCH_ICOUNT_SAMPLES:-4}
+		[ "$SMOKE" != 1 ] || { mib=1; samples=2; }
+		extra=(KUNIT_ACCEL=tcg "KUNIT_QEMU_ARGS=-icount shift=0,sleep=off")
+	else
+		arch=$native_arch
+		mib=${BENCH_MIB:-256} samples=${BENCH_SAMPLES:-16}
+		extra=()
+	fi
+	MIB[$mode]=$mib SAMPLES[$mode]=$samples
+	for ((i = 1; i <= BOOTS; i++)); do
+		for k in base series; do
+			run=$mode-$k-$i
+			progress "$mode ($arch): $k kernel, boot $i of $BOOTS, $samples x $mib MiB per case"
+			kunit "$arch" "$k" "bench-$run" KUNIT_NO_BUILD=1 \
+				"KUNIT_KERNEL_ARGS=kunit_iov_iter.bench_mib=$mib kunit_iov_iter.bench_samples=$samples" \
+				"${extra[@]}"
+			printf '%s\t%s\t%s\t%s\n' "$mode" "$k" "$i" "$OUT/kunit/bench-$run/raw.log" >> "$dest/runs.tsv"
+		done
+	done
+done
+
+# --- Report ------------------------------------------------------------------------------
+python3 - "$dest/meta.json" "$base_rev" "$tip" "$BOOTS" "$native_arch" "$native_label" \
+	"${MIB[icount]:-0}" "${SAMPLES[icount]:-0}" "${MIB[native]:-0}" "${SAMPLES[native]:-0}" \
+	"$(tgit log -1 --format=%s "$base_rev")" "$(tgit log -1 --format=%s "$tip")" <<'PY'
 import json, sys
-out, tip, icount, passed = sys.argv[1:]
-json.dump({'status': 'no-benchmark-cases',
-           'note': 'the series has no KUnit benchmark patch yet; the tip was built and '
-                   'booted and its KUnit suites run, nothing was measured',
-           'tip': tip, 'arch': 'x86_64', 'qemu': f'TCG {icount}',
-           'kunit_results_passed': int(passed), 'cases': []},
-          open(out, 'w'), indent=2)
+(out, base, tip, boots, narch, nlabel, mi, si, mn, sn, bsub, tsub) = sys.argv[1:]
+json.dump({
+    'command': 'make bench',
+    'base': {'commit': base, 'subject': bsub},
+    'series': {'commit': tip, 'subject': tsub},
+    'same_kernel': base == tip,
+    'boots': int(boots),
+    'modes': {
+        'icount': {'label': 'x86_64, QEMU TCG -icount shift=0,sleep=off: 1 ns = 1 guest '
+                            'instruction (deterministic)',
+                   'arch': 'x86_64', 'deterministic': True,
+                   'mib': int(mi), 'samples': int(si)},
+        'native': {'label': nlabel, 'arch': narch, 'deterministic': False,
+                   'mib': int(mn), 'samples': int(sn)},
+    },
+}, open(out, 'w'), indent=1)
 PY
-echo "bench: no benchmark cases in the series yet: nothing was measured."
-echo "bench: built and booted the tip ($tip) on x86_64, QEMU TCG $icount;"
-echo "bench: KUnit ran with $pass passing results (log: out/kunit/bench-x86_64/raw.log), $(($(date +%s) - start)) s."
-echo "bench: wrote out/bench/results.json"
+# The venv's python has matplotlib (ci/requirements.txt).
+report=("$TOP/build/venv/bin/python" "$TOP/ci/bench_report.py" "$dest/runs.tsv"
+	--meta="$dest/meta.json" --manifest="$TOP/kunit/expected-tests.bench")
+if [ "$SMOKE" = 1 ]; then
+	: > "$dest/results.tsv"
+	"${report[@]}" --smoke --results="$dest/results.tsv" ||
+		die "a benchmark case printed no well-formed line" "BENCH_SMOKE=1 make bench"
+	exit 0
+fi
+"${report[@]}" --out="$dest" --png="$dest/bench.png" || die "the report failed" "make bench"
+if [ "${BENCH_COVER:-1}" = 1 ]; then
+	bash "$TOP/ci/cover-bench.sh" "$dest/table.md"
+fi
+progress "done: out/bench/results.json, table.txt, table.md, bench.png"

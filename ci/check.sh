@@ -6,7 +6,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-ALL_STAGES="lint selftest kunit-x86_64 kunit-um kunit-i386 mutants"
+ALL_STAGES="lint selftest kunit-x86_64 kunit-um kunit-i386 mutants bench-smoke"
 STAGES=${STAGES:-$ALL_STAGES}
 dir=$OUT/check
 rm -rf "$dir"
@@ -64,6 +64,7 @@ for st in $STAGES; do
 	case $st in
 	lint) run_stage lint - bash "$TOP/ci/lint.sh" || true ;;
 	selftest) run_stage selftest "$OUT/selftest/results.tsv" bash "$TOP/ci/selftest.sh" || true ;;
+	bench-smoke) run_stage bench-smoke "$OUT/bench-smoke/results.tsv" env BENCH_SMOKE=1 bash "$TOP/ci/bench.sh" || true ;;
 	mutants) run_stage mutants "$OUT/mutants/results.tsv" bash "$TOP/ci/mutants.sh" || true ;;
 	kunit-*)
 		a=${st#kunit-}

@@ -13,6 +13,7 @@ It writes one result per test case and per guard as TSV lines
 (status<TAB>name) with --results, and exits 1 when anything failed.
 """
 import argparse
+import fnmatch
 import os
 import re
 import sys
@@ -114,6 +115,8 @@ def main():
     ap.add_argument('--allowlist', required=True,
                     help='regexes of known-harmless lines')
     ap.add_argument('--results', help='append TSV results here')
+    ap.add_argument('--filter', help='the suite glob the run was limited to: '
+                    'only manifest names of matching suites are expected')
     ap.add_argument('--label', default='', help='prefix for result names')
     ap.add_argument('--print-names', action='store_true',
                     help='only print the suite.case names of the log '
@@ -154,6 +157,9 @@ def main():
 
     for manifest in args.manifest:
         expected = read_manifest(manifest)
+        if args.filter:
+            expected = [n for n in expected
+                        if fnmatch.fnmatch(n.split('.')[0], args.filter.split('.')[0])]
         missing = [n for n in expected if n not in seen]
         detail = (f'{len(missing)} of {len(expected)} expected tests have no result: '
                   + ', '.join(missing[:10]) + (' ...' if len(missing) > 10 else ''))

@@ -7,6 +7,10 @@
 # and kunit.py's JSON under out/kunit/<name>/ (or out/kunit/$RUN_NAME/),
 # and judge the run with
 # ci/ktap_check.py (failed or crashed tests, missing tests, kernel splats).
+#
+# Knobs for other scripts: KUNIT_FILTER (suite glob to run), KUNIT_NO_BUILD=1
+# (run the existing build), KUNIT_NO_RUN=1 (build only), KUNIT_KERNEL_ARGS,
+# KUNIT_QEMU_ARGS, KUNIT_TIMEOUT, RUN_NAME (output directory name).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -62,14 +66,19 @@ kunit=(python3 "$src/tools/testing/kunit/kunit.py")
 
 # --- Build ---------------------------------------------------------------------
 start=$(date +%s)
-log "building $name in ${bdir#"$TOP"/} (CC='$cc')"
-if ! (cd "$src" && "${kunit[@]}" build "${kargs[@]}" "${cfgs[@]}" \
-	--make_options "CC=$cc" --jobs="$(nproc)") >"$outd/build.log" 2>&1; then
-	tail -n 40 "$outd/build.log" >&2
-	die "kunit build for $name failed (log: ${outd#"$TOP"/}/build.log)" "$repro"
+if [ "${KUNIT_NO_BUILD:-0}" = 1 ]; then
+	[ -f "$bdir/.config" ] || die "KUNIT_NO_BUILD=1 but $bdir has no build" "$repro"
+else
+	log "building $name in ${bdir#"$TOP"/} (CC='$cc')"
+	if ! (cd "$src" && "${kunit[@]}" build "${kargs[@]}" "${cfgs[@]}" \
+		--make_options "CC=$cc" --jobs="$(nproc)") >"$outd/build.log" 2>&1; then
+		tail -n 40 "$outd/build.log" >&2
+		die "kunit build for $name failed (log: ${outd#"$TOP"/}/build.log)" "$repro"
+	fi
+	log "built $name in $(($(date +%s) - start)) s"
 fi
 cp "$bdir/.config" "$outd/config"
-log "built $name in $(($(date +%s) - start)) s"
+[ "${KUNIT_NO_RUN:-0}" != 1 ] || exit 0
 
 # --- Run -----------------------------------------------------------------------
 xargs_=()
@@ -77,7 +86,10 @@ accel=native
 if [ "$ARCH" != um ]; then
 	accel=tcg
 	qemu=qemu-system-$ARCH
-	if "$TOP/ci/kvm-probe.sh" "$qemu" "$bdir/arch/x86/boot/bzImage"; then
+	# KUNIT_ACCEL=tcg forces TCG (-icount needs it); otherwise KVM is used
+	# when a probe boot works.
+	if [ "${KUNIT_ACCEL:-auto}" != tcg ] &&
+	   "$TOP/ci/kvm-probe.sh" "$qemu" "$bdir/arch/x86/boot/bzImage"; then
 		accel=kvm
 		xargs_+=(--qemu_args="-accel kvm")
 	fi
@@ -88,7 +100,8 @@ log "running $name ($accel)"
 start=$(date +%s)
 set +e
 (cd "$src" && "${kunit[@]}" exec "${kargs[@]}" "${xargs_[@]}" \
-	--timeout="${KUNIT_TIMEOUT:-300}" --json="$outd/results.json") 2>&1 | tee "$outd/kunit.log"
+	--timeout="${KUNIT_TIMEOUT:-300}" --json="$outd/results.json" ${KUNIT_FILTER:+"$KUNIT_FILTER"}) 2>&1 |
+	tee "$outd/kunit.log"
 krc=${PIPESTATUS[0]}
 set -e
 cp "$bdir/test.log" "$outd/raw.log" 2>/dev/null || : > "$outd/raw.log"
@@ -96,12 +109,14 @@ log "ran $name in $(($(date +%s) - start)) s (kunit.py exit $krc)"
 
 # --- Judge ---------------------------------------------------------------------
 manifests=()
-for m in "$TOP/kunit/expected-tests" "$TOP/kunit/expected-tests.$ARCH"; do
+for m in "$TOP/kunit/expected-tests" "$TOP/kunit/expected-tests.$ARCH" \
+	${VARIANT:+"$TOP/kunit/expected-tests.$VARIANT"}; do
 	[ -f "$m" ] && manifests+=(--manifest="$m")
 done
 rc=0
 python3 "$TOP/ci/ktap_check.py" "$outd/raw.log" --kunit-dir="$src/tools/testing/kunit" \
-	"${manifests[@]}" --denylist="$TOP/ci/splat-denylist" --allowlist="$TOP/ci/splat-allowlist" \
+	"${manifests[@]}" ${KUNIT_FILTER:+--filter="$KUNIT_FILTER"} \
+	--denylist="$TOP/ci/splat-denylist" --allowlist="$TOP/ci/splat-allowlist" \
 	--label="$name:" --results="$outd/results.tsv" || rc=1
 if [ "$krc" != 0 ] && [ "$rc" = 0 ]; then
 	printf 'FAIL\t%s:kunit.py\n' "$name" >> "$outd/results.tsv"

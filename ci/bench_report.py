@@ -1,0 +1,271 @@
+#!/usr/bin/env python3
+"""Turn the raw KUnit logs of a `make bench` run into results.
+
+Input: a run list (TSV: mode, kernel, boot, raw log path) and a JSON file of
+run metadata.  Each raw log holds one line per benchmark case, printed by
+the iov_iter_bench suite as a KTAP diagnostic:
+
+    # bench_kvec_to: bench name=kvec_to unit=ns n=15 mean=.. median=.. min=..
+      max=.. stddev=..
+
+(kunit.py's JSON drops diagnostics, so the raw console is parsed.)
+
+Output: results.json, a text table per mode (also as Markdown for the cover
+letter) and, with --png, a chart.  The figure of one boot is the median of
+its samples; base and series are the mean over boots.  For native time the
+95% confidence interval of the ratio series/base comes from the delta
+method on the boot-level figures, with Student's t at nb + ns - 2 degrees
+of freedom.  In icount mode the figures are instruction counts: no
+interval is given, and the boots are checked to agree.
+
+--smoke only checks that every expected case printed a well-formed line in
+every log, and prints nothing else of substance.
+"""
+import argparse
+import json
+import math
+import re
+import statistics
+import sys
+
+LINE = re.compile(r'#\s*bench_(?P<case>\w+): bench name=(?P<name>\w+) unit=(?P<unit>\S+)'
+                  r' n=(?P<n>\d+) mean=(?P<mean>\d+) median=(?P<median>\d+)'
+                  r' min=(?P<min>\d+) max=(?P<max>\d+) stddev=(?P<stddev>\d+)\s*$')
+SKIP = re.compile(r'^\s*ok \d+ bench_(?P<case>\w+) # SKIP ?(?P<why>.*)$')
+STATS = ('n', 'mean', 'median', 'min', 'max', 'stddev')
+
+# Two-sided 95% Student's t quantiles by degrees of freedom.
+T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365,
+       8: 2.306, 9: 2.262, 10: 2.228, 12: 2.179, 14: 2.145, 16: 2.120,
+       18: 2.101, 20: 2.086, 30: 2.042}
+
+
+def t95(df):
+    if df <= 0:
+        return math.nan
+    keys = sorted(T95)
+    for k in keys:
+        if df <= k:
+            return T95[k]
+    return 1.96
+
+
+def parse_log(path):
+    """{case: stats} and {case: skip reason} of one raw log."""
+    cases, skips = {}, {}
+    with open(path, encoding='utf-8', errors='replace') as f:
+        for line in f:
+            m = LINE.search(line)
+            if m:
+                if m['case'] != m['name']:
+                    raise ValueError(f'{path}: case {m["case"]} printed name {m["name"]}')
+                stats = {k: int(m[k]) for k in STATS}
+                stats['unit'] = m['unit']
+                if stats['n'] < 1 or not stats['min'] <= stats['median'] <= stats['max']:
+                    raise ValueError(f'{path}: inconsistent line: {line.strip()}')
+                cases[m['case']] = stats
+                continue
+            m = SKIP.search(line)
+            if m:
+                skips[m['case']] = m['why'].strip() or 'skipped'
+    return cases, skips
+
+
+def ratio_ci(base, series):
+    """Ratio of means and its 95% CI (delta method), or None if n < 2."""
+    mb, ms = statistics.fmean(base), statistics.fmean(series)
+    r = ms / mb if mb else math.nan
+    if len(base) < 2 or len(series) < 2 or not mb or not ms:
+        return r, None
+    vb, vs = statistics.variance(base), statistics.variance(series)
+    se = r * math.sqrt(vs / (len(series) * ms * ms) + vb / (len(base) * mb * mb))
+    t = t95(len(base) + len(series) - 2)
+    return r, [r - t * se, r + t * se]
+
+
+def load_runs(path):
+    runs = []
+    with open(path, encoding='utf-8') as f:
+        for line in f:
+            if line.strip():
+                mode, kernel, boot, log = line.rstrip('\n').split('\t')
+                runs.append((mode, kernel, int(boot), log))
+    return runs
+
+
+def expected_cases(manifest):
+    cases = []
+    with open(manifest, encoding='utf-8') as f:
+        for line in f:
+            line = line.split('#', 1)[0].strip()
+            if line.startswith('iov_iter_bench.bench_'):
+                cases.append(line[len('iov_iter_bench.bench_'):])
+    return cases
+
+
+def build(runs, meta, expected):
+    res = {'meta': meta, 'modes': {}, 'skipped': [], 'missing': []}
+    for mode, kernel, boot, log in runs:
+        cases, skips = parse_log(log)
+        mres = res['modes'].setdefault(mode, {'label': meta['modes'][mode]['label'],
+                                              'cases': {}})
+        for case in expected:
+            if case in skips:
+                res['skipped'].append({'mode': mode, 'kernel': kernel, 'boot': boot,
+                                       'case': case, 'reason': skips[case]})
+            elif case not in cases:
+                res['missing'].append({'mode': mode, 'kernel': kernel, 'boot': boot,
+                                       'case': case, 'log': log})
+        for case, st in cases.items():
+            c = mres['cases'].setdefault(case, {'unit': st['unit'], 'base': [], 'series': []})
+            c[kernel].append(dict(st, boot=boot))
+    for mode, mres in res['modes'].items():
+        deterministic = meta['modes'][mode].get('deterministic', False)
+        for case, c in mres['cases'].items():
+            b = [x['median'] for x in c['base']]
+            s = [x['median'] for x in c['series']]
+            if not b or not s:
+                continue
+            r, ci = ratio_ci(b, s)
+            c['base_value'] = statistics.fmean(b)
+            c['series_value'] = statistics.fmean(s)
+            c['ratio'] = r
+            c['ci95'] = None if deterministic else ci
+            if deterministic:
+                c['boots_identical'] = len(set(b)) == 1 and len(set(s)) == 1
+    return res
+
+
+def fmt(v):
+    return f'{v:,.0f}' if v >= 100 else f'{v:,.1f}'
+
+
+def tables(res):
+    text, md = [], []
+    for mode, mres in res['modes'].items():
+        det = res['meta']['modes'][mode].get('deterministic', False)
+        text.append(f'{mode}: {mres["label"]}')
+        hdr = ['case', 'unit', 'base', 'series', 'ratio'] + ([] if det else ['95% CI'])
+        rows = []
+        for case in sorted(mres['cases']):
+            c = mres['cases'][case]
+            if 'ratio' not in c:
+                continue
+            row = [case, c['unit'], fmt(c['base_value']), fmt(c['series_value']),
+                   f'{c["ratio"]:.3f}']
+            if not det:
+                row.append(f'{c["ci95"][0]:.3f}..{c["ci95"][1]:.3f}' if c['ci95'] else 'n/a')
+            rows.append(row)
+        widths = [max(len(str(x)) for x in col) for col in zip(hdr, *rows)]
+        text.append('  ' + '  '.join(h.ljust(w) for h, w in zip(hdr, widths)))
+        for row in rows:
+            text.append('  ' + '  '.join(str(x).rjust(w) if i else str(x).ljust(w)
+                                         for i, (x, w) in enumerate(zip(row, widths))))
+        text.append('')
+        md.append(f'{mode}: {mres["label"]}')
+        md.append('')
+        md.append('| ' + ' | '.join(hdr) + ' |')
+        md.append('|' + '|'.join('---' for _ in hdr) + '|')
+        for row in rows:
+            md.append('| ' + ' | '.join(row) + ' |')
+        md.append('')
+    for s in res['skipped']:
+        text.append(f'skipped: {s["mode"]} {s["kernel"]} boot {s["boot"]}: {s["case"]}: {s["reason"]}')
+    return '\n'.join(text), '\n'.join(md)
+
+
+def plot(res, path):
+    import matplotlib  # pylint: disable=import-outside-toplevel
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt  # pylint: disable=import-outside-toplevel
+
+    modes = list(res['modes'])
+    fig, axes = plt.subplots(len(modes), 1, figsize=(13, 4.2 * len(modes)), squeeze=False)
+    for ax, mode in zip(axes[:, 0], modes):
+        mres = res['modes'][mode]
+        cases = [c for c in sorted(mres['cases']) if 'ratio' in mres['cases'][c]]
+        x = range(len(cases))
+        base_err, ser_err, ser = [], [], []
+        for case in cases:
+            c = mres['cases'][case]
+            b = [v['median'] for v in c['base']]
+            s = [v['median'] for v in c['series']]
+            base_err.append(statistics.stdev(b) / statistics.fmean(b) if len(b) > 1 else 0)
+            ser.append(c['ratio'])
+            if c.get('ci95'):
+                ser_err.append(max(c['ratio'] - c['ci95'][0], c['ci95'][1] - c['ratio']))
+            else:
+                ser_err.append(statistics.stdev(s) / statistics.fmean(b) if len(s) > 1 else 0)
+        w = 0.4
+        ax.bar([i - w / 2 for i in x], [1.0] * len(cases), w, yerr=base_err, capsize=2,
+               label='base (= 1)')
+        ax.bar([i + w / 2 for i in x], ser, w, yerr=ser_err, capsize=2, label='series')
+        ax.set_xticks(list(x))
+        ax.set_xticklabels(cases, rotation=45, ha='right', fontsize=8)
+        ax.set_ylabel('time relative to base')
+        ax.set_title(f'{mode}: {mres["label"]}', fontsize=9)
+        ax.axhline(1.0, color='grey', linewidth=0.5)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    ap.add_argument('runs', help='TSV: mode, kernel (base|series), boot, raw log')
+    ap.add_argument('--meta', required=True, help='JSON metadata of the run')
+    ap.add_argument('--manifest', required=True, help='kunit/expected-tests.bench')
+    ap.add_argument('--out', help='directory for results.json, table.txt, table.md')
+    ap.add_argument('--png', help='write the chart here')
+    ap.add_argument('--smoke', action='store_true',
+                    help='only check that every case printed a well-formed line')
+    ap.add_argument('--results', help='append PASS/FAIL TSV lines per run and case')
+    args = ap.parse_args()
+
+    with open(args.meta, encoding='utf-8') as f:
+        meta = json.load(f)
+    expected = expected_cases(args.manifest)
+    if not expected:
+        sys.exit(f'bench_report: no bench cases in {args.manifest}')
+    try:
+        res = build(load_runs(args.runs), meta, expected)
+    except ValueError as exc:
+        sys.exit(f'bench_report: {exc}')
+    for m in res['missing']:
+        print(f'FAIL bench line missing: {m["mode"]} {m["kernel"]} boot {m["boot"]}: '
+              f'{m["case"]} (log: {m["log"]})')
+    if args.results:
+        missing = {(m['mode'], m['kernel'], m['boot'], m['case']) for m in res['missing']}
+        with open(args.results, 'a', encoding='utf-8') as f:
+            for mode, kernel, boot, _ in load_runs(args.runs):
+                for case in expected:
+                    bad = (mode, kernel, boot, case) in missing
+                    f.write(f'{"FAIL" if bad else "PASS"}\tbench:{mode}:{kernel}:{boot}:{case}\n')
+    if args.smoke:
+        nlogs = len(load_runs(args.runs))
+        print(f'bench smoke: {len(expected)} cases x {nlogs} runs, '
+              f'{len(res["missing"])} missing, {len(res["skipped"])} skipped')
+        return 1 if res['missing'] else 0
+    text, md = tables(res)
+    print(text)
+    if args.out:
+        with open(f'{args.out}/results.json', 'w', encoding='utf-8') as f:
+            json.dump(res, f, indent=1, sort_keys=True)
+            f.write('\n')
+        with open(f'{args.out}/table.txt', 'w', encoding='utf-8') as f:
+            f.write(text + '\n')
+        with open(f'{args.out}/table.md', 'w', encoding='utf-8') as f:
+            f.write(md + '\n')
+    if args.png:
+        plot(res, args.png)
+    for mode, mres in res['modes'].items():
+        ratios = [c['ratio'] for c in mres['cases'].values() if 'ratio' in c]
+        if ratios:
+            gm = math.exp(statistics.fmean(math.log(r) for r in ratios))
+            print(f'summary: {mode}: {len(ratios)} cases, series/base geometric mean '
+                  f'{gm:.3f} (range {min(ratios):.3f}..{max(ratios):.3f})')
+    return 1 if res['missing'] else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
