@@ -2,9 +2,9 @@
 # scripts in ci/; each target is one of them.  See README.md.
 
 ARCH ?= x86_64
-export ARCH VARIANT REV KERNEL_SRC FORCE
+export ARCH VARIANT REV KERNEL_SRC FORCE PATCHCHECK_KUNIT
 
-.PHONY: help deps tree export lint kunit selftest mutants check bench
+.PHONY: help deps tree export lint kunit selftest mutants patchcheck check bench
 
 help:
 	@echo 'make check    the whole test suite (deps, tree, lint, self-tests, KUnit x86_64/um/i386, mutants, bench smoke)'
@@ -16,6 +16,7 @@ help:
 	@echo 'make kunit    one KUnit run   ARCH=x86_64|um|i386 [VARIANT=name] [REV=commit]'
 	@echo 'make selftest self-tests of the ci/ glue'
 	@echo 'make mutants  prove the KUnit suite catches deliberate bugs (ci/mutations)'
+	@echo 'make patchcheck  per patch: checkpatch, W=1 + sparse and kernel-doc deltas [PATCHCHECK_KUNIT=1]'
 
 deps:
 	@bash ci/deps.sh
@@ -37,6 +38,9 @@ selftest: deps
 
 mutants: deps
 	@bash ci/mutants.sh
+
+patchcheck: deps
+	@bash ci/patchcheck.sh
 
 check:
 	@bash ci/check.sh

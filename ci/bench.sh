@@ -141,6 +141,6 @@ if [ "$SMOKE" = 1 ]; then
 fi
 "${report[@]}" --out="$dest" --png="$dest/bench.png" || die "the report failed" "make bench"
 if [ "${BENCH_COVER:-1}" = 1 ]; then
-	bash "$TOP/ci/cover-bench.sh" "$dest/table.md"
+	bash "$TOP/ci/cover-bench.sh" "$dest/results.json"
 fi
 progress "done: out/bench/results.json, table.txt, table.md, bench.png"

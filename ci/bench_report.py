@@ -140,9 +140,11 @@ def fmt(v):
     return f'{v:,.0f}' if v >= 100 else f'{v:,.1f}'
 
 
-def tables(res):
+def tables(res, only=None):
     text, md = [], []
     for mode, mres in res['modes'].items():
+        if only and mode != only:
+            continue
         det = res['meta']['modes'][mode].get('deterministic', False)
         text.append(f'{mode}: {mres["label"]}')
         hdr = ['case', 'unit', 'base', 'series', 'ratio'] + ([] if det else ['95% CI'])
@@ -212,9 +214,12 @@ def plot(res, path):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    ap.add_argument('runs', help='TSV: mode, kernel (base|series), boot, raw log')
-    ap.add_argument('--meta', required=True, help='JSON metadata of the run')
-    ap.add_argument('--manifest', required=True, help='kunit/expected-tests.bench')
+    ap.add_argument('runs', nargs='?', help='TSV: mode, kernel (base|series), boot, raw log')
+    ap.add_argument('--meta', help='JSON metadata of the run')
+    ap.add_argument('--manifest', help='kunit/expected-tests.bench')
+    ap.add_argument('--table-from', metavar='RESULTS_JSON',
+                    help='only print the text table of a results.json')
+    ap.add_argument('--mode', help='with --table-from: only this mode')
     ap.add_argument('--out', help='directory for results.json, table.txt, table.md')
     ap.add_argument('--png', help='write the chart here')
     ap.add_argument('--smoke', action='store_true',
@@ -222,6 +227,13 @@ def main():
     ap.add_argument('--results', help='append PASS/FAIL TSV lines per run and case')
     args = ap.parse_args()
 
+    if args.table_from:
+        with open(args.table_from, encoding='utf-8') as f:
+            text, _ = tables(json.load(f), args.mode)
+        print(text.rstrip('\n'))
+        return 0
+    if not (args.runs and args.meta and args.manifest):
+        ap.error('runs, --meta and --manifest are required')
     with open(args.meta, encoding='utf-8') as f:
         meta = json.load(f)
     expected = expected_cases(args.manifest)

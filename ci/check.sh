@@ -6,7 +6,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-ALL_STAGES="lint selftest kunit-x86_64 kunit-um kunit-i386 mutants bench-smoke"
+ALL_STAGES="lint selftest patchcheck kunit-x86_64 kunit-um kunit-i386 kunit-x86_64-kasan kunit-i386-kmap-force mutants bench-smoke"
 STAGES=${STAGES:-$ALL_STAGES}
 dir=$OUT/check
 rm -rf "$dir"
@@ -65,11 +65,16 @@ for st in $STAGES; do
 	lint) run_stage lint - bash "$TOP/ci/lint.sh" || true ;;
 	selftest) run_stage selftest "$OUT/selftest/results.tsv" bash "$TOP/ci/selftest.sh" || true ;;
 	bench-smoke) run_stage bench-smoke "$OUT/bench-smoke/results.tsv" env BENCH_SMOKE=1 bash "$TOP/ci/bench.sh" || true ;;
+	patchcheck) run_stage patchcheck "$OUT/patchcheck/results.tsv" env PATCHCHECK_KUNIT=1 bash "$TOP/ci/patchcheck.sh" || true ;;
 	mutants) run_stage mutants "$OUT/mutants/results.tsv" bash "$TOP/ci/mutants.sh" || true ;;
 	kunit-*)
-		a=${st#kunit-}
-		rm -f "$OUT/kunit/$a/results.tsv"
-		run_stage "$st" "$OUT/kunit/$a/results.tsv" env ARCH="$a" VARIANT='' REV='' bash "$TOP/ci/kunit.sh" || true
+		# kunit-<arch>[-<variant>]
+		rest=${st#kunit-}
+		a=${rest%%-*}
+		v=${rest#"$a"}
+		v=${v#-}
+		rm -f "$OUT/kunit/$rest/results.tsv"
+		run_stage "$st" "$OUT/kunit/$rest/results.tsv" env ARCH="$a" VARIANT="$v" REV='' bash "$TOP/ci/kunit.sh" || true
 		;;
 	*) die "unknown stage $st (stages: $ALL_STAGES)" ;;
 	esac

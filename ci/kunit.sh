@@ -5,12 +5,18 @@
 # in kunit/ and the fragments in configs/, run it (QEMU for x86_64/i386,
 # KVM only where a probe boot works, else TCG), keep the raw console log
 # and kunit.py's JSON under out/kunit/<name>/ (or out/kunit/$RUN_NAME/),
-# and judge the run with
-# ci/ktap_check.py (failed or crashed tests, missing tests, kernel splats).
+# and judge the run with ci/ktap_check.py (failed or crashed tests, missing
+# tests, kernel splats).
 #
-# Knobs for other scripts: KUNIT_FILTER (suite glob to run), KUNIT_NO_BUILD=1
-# (run the existing build), KUNIT_NO_RUN=1 (build only), KUNIT_KERNEL_ARGS,
-# KUNIT_QEMU_ARGS, KUNIT_TIMEOUT, RUN_NAME (output directory name).
+# Knobs for other scripts:
+#   KUNIT_FILTER          suite glob to run
+#   KUNIT_NO_BUILD=1      run the existing build
+#   KUNIT_NO_RUN=1        build only
+#   KUNIT_PRESENT_SUITES=1  expect only the manifest entries of suites the
+#                         run has (per-patch runs, before a suite exists)
+#   KUNIT_ACCEL=tcg       never KVM (-icount needs TCG)
+#   KUNIT_KERNEL_ARGS, KUNIT_QEMU_ARGS, KUNIT_TIMEOUT
+#   RUN_NAME              output directory name under out/kunit/
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -116,6 +122,7 @@ done
 rc=0
 python3 "$TOP/ci/ktap_check.py" "$outd/raw.log" --kunit-dir="$src/tools/testing/kunit" \
 	"${manifests[@]}" ${KUNIT_FILTER:+--filter="$KUNIT_FILTER"} \
+	${KUNIT_PRESENT_SUITES:+--present-suites} \
 	--denylist="$TOP/ci/splat-denylist" --allowlist="$TOP/ci/splat-allowlist" \
 	--label="$name:" --results="$outd/results.tsv" || rc=1
 if [ "$krc" != 0 ] && [ "$rc" = 0 ]; then

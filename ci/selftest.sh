@@ -64,6 +64,7 @@ check_real() {
 		--denylist="$TOP/ci/splat-denylist" --allowlist="$TOP/ci/splat-allowlist"
 }
 expect ktap-fault-injection-block 0 '^PASS splat-scan' -- check_real fault-injection.log
+expect ktap-fault-injection-i386 0 '^PASS splat-scan' -- check_real fault-injection-i386.log
 expect ktap-warn-after-block 1 '^ +splat [0-9]+: WARNING: CPU' -- check_real fault-injection-then-warn.log
 expect ktap-no-denylist 1 'denylist file .* is missing' -- \
 	python3 "$TOP/ci/ktap_check.py" "$data/ktap/clean.log" --kunit-dir="$kunit_dir" \

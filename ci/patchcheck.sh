@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# make patchcheck: per-patch checks of base..HEAD of build/linux, as a
+# maintainer's bot would run them.  For each patch:
+#   checkpatch  scripts/checkpatch.pl --strict --codespell on the patch
+#               (types listed for it in ci/checkpatch-exceptions are accepted);
+#   build       the objects of the .c files the patch touches, with W=1 and
+#               sparse (C=2), before and after the patch: new diagnostics fail;
+#   kernel-doc  scripts/kernel-doc -none on the touched files: new warnings fail.
+# With PATCHCHECK_KUNIT=1 the KUnit suite also runs at every patch (x86_64).
+# Results: out/patchcheck/results.tsv and one log per patch and check.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+res=$OUT/patchcheck
+wt=$TOP/build/patchcheck
+bdir=$TOP/build/kunit/patchcheck-x86_64
+venv=$TOP/build/venv
+[ -d "$TREE/.git" ] || die "$TREE does not exist" "make tree"
+rm -rf "$res"
+mkdir -p "$res" "$bdir"
+: > "$res/results.tsv"
+export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1
+kmake=(make -s -C "$wt" O="$bdir" ARCH=x86_64 "CC=ccache gcc" -j"$(nproc)")
+
+if ! git -C "$wt" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+	rm -rf "$wt"
+	tgit worktree prune
+	tgit worktree add -q --detach "$wt" base
+fi
+
+# The configuration: the x86_64 KUnit one (every file of the series is
+# built in it), made once with kunit.py's rules via ci/kunit.sh.
+if [ ! -f "$bdir/.config" ]; then
+	[ -f "$TOP/build/kunit/x86_64/.config" ] ||
+		ARCH=x86_64 KUNIT_NO_RUN=1 bash "$TOP/ci/kunit.sh" >/dev/null
+	cp "$TOP/build/kunit/x86_64/.config" "$bdir/.config"
+fi
+
+result() { printf '%s\t%s\n' "$1" "$2" >> "$res/results.tsv"; printf '%-4s %s%s\n' "$1" "$2" "${3:+: $3}"; }
+
+# diags REV FILES...: W=1 + sparse diagnostics of FILES' objects at REV,
+# with line and column numbers dropped so that moved lines compare equal.
+diags() {
+	local rev=$1 f
+	shift
+	git -C "$wt" checkout -q -f --detach "$rev"
+	"${kmake[@]}" olddefconfig >/dev/null 2>&1
+	for f in "$@"; do
+		[ -f "$wt/$f" ] || continue
+		"${kmake[@]}" W=1 C=2 "${f%.c}.o" 2>&1 | grep -E 'warning:|error:' |
+			sed -E 's#^(\.\./)*##; s#:[0-9]+:[0-9]+:#:#; s#:[0-9]+:#:#' || true
+	done | sort
+}
+
+# kdoc REV FILES...: kernel-doc warnings of FILES at REV, without line numbers.
+kdoc() {
+	local rev=$1 f
+	shift
+	git -C "$wt" checkout -q -f --detach "$rev"
+	for f in "$@"; do
+		if [ -f "$wt/$f" ]; then
+			(cd "$wt" && ./scripts/kernel-doc -none "$f" 2>&1) || true
+		fi
+	done | sed -E 's#:[0-9]+:#:#' | sort
+}
+
+n=0 fail=0
+for c in $(tgit rev-list --reverse base..HEAD); do
+	n=$((n + 1))
+	subj=$(tgit log -1 --format=%s "$c")
+	tag=$(printf '%04d' "$n")
+	printf '\n--- patch %s: %s\n' "$tag" "$subj"
+	files=$(tgit diff-tree --no-commit-id --name-only -r "$c")
+	cfiles=$(grep -E '\.c$' <<<"$files" || true)
+
+	# checkpatch
+	ign=$(awk -F'\t' -v n="$tag" '$0 !~ /^#/ && NF >= 2 && index(n, $1) == 1 {print $2}' "$TOP/ci/checkpatch-exceptions" | paste -sd, -)
+	if tgit format-patch -1 --stdout "$c" | (cd "$wt" && PATH=$venv/bin:$PATH ./scripts/checkpatch.pl \
+		--strict --codespell --no-signoff --show-types ${ign:+--ignore "$ign"} -q -) > "$res/$tag.checkpatch" 2>&1; then
+		result PASS "patch$tag:checkpatch" "$subj"
+	else
+		result FAIL "patch$tag:checkpatch" "$(grep -cE '^(ERROR|WARNING|CHECK)' "$res/$tag.checkpatch") finding(s), see out/patchcheck/$tag.checkpatch"
+		fail=1
+	fi
+
+	# W=1 + sparse, before and after
+	if [ -n "$cfiles" ]; then
+		# shellcheck disable=SC2086
+		diags "$c^" $cfiles > "$res/$tag.before"
+		# shellcheck disable=SC2086
+		diags "$c" $cfiles > "$res/$tag.after"
+		new=$(comm -13 "$res/$tag.before" "$res/$tag.after")
+		if [ -n "$new" ]; then
+			printf '%s\n' "$new" | sed 's/^/>> /' > "$res/$tag.new"
+			result FAIL "patch$tag:w1-sparse" "$(wc -l < "$res/$tag.new") new diagnostic(s): $(head -n1 "$res/$tag.new")"
+			fail=1
+		else
+			result PASS "patch$tag:w1-sparse" "$(wc -w <<<"$cfiles") file(s), no new W=1/sparse diagnostics"
+		fi
+		# kernel-doc
+		# shellcheck disable=SC2086
+		kdoc "$c^" $cfiles > "$res/$tag.kdoc-before"
+		# shellcheck disable=SC2086
+		kdoc "$c" $cfiles > "$res/$tag.kdoc-after"
+		kd_new=$(comm -13 "$res/$tag.kdoc-before" "$res/$tag.kdoc-after" | grep . || true)
+		if [ -n "$kd_new" ]; then
+			printf '%s\n' "$kd_new" > "$res/$tag.kernel-doc"
+			result FAIL "patch$tag:kernel-doc" "$(head -n1 "$res/$tag.kernel-doc")"
+			fail=1
+		else
+			result PASS "patch$tag:kernel-doc"
+		fi
+	fi
+
+	# KUnit at this patch
+	if [ "${PATCHCHECK_KUNIT:-0}" = 1 ]; then
+		if REV=$c ARCH=x86_64 VARIANT='' RUN_NAME=patch$tag KUNIT_PRESENT_SUITES=1 \
+			bash "$TOP/ci/kunit.sh" > "$res/$tag.kunit" 2>&1; then
+			result PASS "patch$tag:kunit-x86_64"
+		else
+			result FAIL "patch$tag:kunit-x86_64" "see out/patchcheck/$tag.kunit"
+			fail=1
+		fi
+	fi
+done
+git -C "$wt" checkout -q -f --detach base
+
+echo "patchcheck: $n patches, $(grep -c '^PASS' "$res/results.tsv") checks passed, $(grep -c '^FAIL' "$res/results.tsv" || true) failed"
+[ "$fail" = 0 ] || die "a per-patch check failed (logs: out/patchcheck/)" "make patchcheck"
