@@ -28,6 +28,8 @@ import re
 import statistics
 import sys
 
+from ktap_check import read_manifest
+
 LINE = re.compile(r'#\s*bench_(?P<case>\w+): bench name=(?P<name>\w+) unit=(?P<unit>\S+)'
                   r' n=(?P<n>\d+) mean=(?P<mean>\d+) median=(?P<median>\d+)'
                   r' min=(?P<min>\d+) max=(?P<max>\d+) stddev=(?P<stddev>\d+)\s*$')
@@ -94,13 +96,8 @@ def load_runs(path):
 
 
 def expected_cases(manifest):
-    cases = []
-    with open(manifest, encoding='utf-8') as f:
-        for line in f:
-            line = line.split('#', 1)[0].strip()
-            if line.startswith('iov_iter_bench.bench_'):
-                cases.append(line[len('iov_iter_bench.bench_'):])
-    return cases
+    prefix = 'iov_iter_bench.bench_'
+    return [n[len(prefix):] for n in read_manifest(manifest) if n.startswith(prefix)]
 
 
 def build(runs, meta, expected):
