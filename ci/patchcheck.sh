@@ -48,7 +48,7 @@ diags() {
 	for f in "$@"; do
 		[ -f "$wt/$f" ] || continue
 		"${kmake[@]}" W=1 C=2 "${f%.c}.o" 2>&1 | grep -E 'warning:|error:' |
-			sed -E 's#^(\.\./)*##; s#:[0-9]+:[0-9]+:#:#; s#:[0-9]+:#:#' || true
+			sed -E "s#^[^:]*/${wt##*/}/##; s#:[0-9]+:[0-9]+:#:#; s#:[0-9]+:#:#" || true
 	done | sort
 }
 
