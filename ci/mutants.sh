@@ -46,12 +46,12 @@ PY
 	if run "$name"; then
 		survived=$((survived + 1))
 		printf 'FAIL\tmutant:%s\n' "$name" >> "$res/results.tsv"
-		printf 'SURVIVED %-28s %4ss  the suite passed with: %s -> %s\n' "$name" "$(($(date +%s) - start))" "$find" "$replace"
+		printf 'SURVIVED %-30s %4ss  the suite passed with: %s -> %s\n' "$name" "$(($(date +%s) - start))" "$find" "$replace"
 	else
 		caught=$((caught + 1))
 		printf 'PASS\tmutant:%s\n' "$name" >> "$res/results.tsv"
 		why=$(grep -m1 -E '^FAIL|build for .* failed' "$res/$name.log" | cut -c1-100 || true)
-		printf 'caught   %-28s %4ss  %s\n' "$name" "$(($(date +%s) - start))" "$why"
+		printf 'caught   %-30s %4ss  %s\n' "$name" "$(($(date +%s) - start))" "$why"
 	fi
 	tgit checkout -q -- "$file"
 done < "$LIST"
