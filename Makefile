@@ -7,7 +7,7 @@ export ARCH VARIANT REV KERNEL_SRC FORCE PATCHCHECK_KUNIT
 .PHONY: help deps tree export lint kunit selftest mutants patchcheck check bench
 
 help:
-	@echo 'make check    the whole test suite (deps, tree, lint, self-tests, KUnit x86_64/um/i386, mutants, bench smoke)'
+	@echo 'make check    the whole test suite (lint, self-tests, per-patch checks, KUnit matrix, mutants, bench smoke)'
 	@echo 'make bench    benchmark base vs series'
 	@echo 'make deps     install what is missing (Debian 12, as root)'
 	@echo 'make tree     build/linux = base + patches/series   [KERNEL_SRC=dir] [FORCE=1]'
