@@ -52,7 +52,9 @@ kernel_rev() {
 kunit() {
 	local arch=$1 kernel=$2 run=$3
 	shift 3
+	# The base kernel lacks the cases added after the benchmark patch.
 	if ! env ARCH="$arch" VARIANT=bench REV="$(kernel_rev "$kernel")" RUN_NAME="$run" \
+		KUNIT_PRESENT_SUITES="$([ "$kernel" = base ] && echo 1 || :)" \
 		KUNIT_FILTER=iov_iter_bench KUNIT_TIMEOUT="${BENCH_TIMEOUT:-1800}" "$@" \
 		bash "$TOP/ci/kunit.sh" > "$dest/$run.log" 2>&1; then
 		tail -n 30 "$dest/$run.log" >&2
@@ -80,6 +82,9 @@ if [ "$SMOKE" != 1 ]; then
 	fi
 	modes+=(native)
 fi
+
+# Code size of the step-variant walkers of the series kernel (bench_iter_*).
+nm -S "$TOP/build/kunit/x86_64-bench/lib/kunit_iov_iter.o" > "$dest/nm.txt"
 
 # --- Run, interleaved ------------------------------------------------------------------
 declare -A MIB SAMPLES
@@ -139,7 +144,7 @@ if [ "$SMOKE" = 1 ]; then
 		die "a benchmark case printed no well-formed line" "BENCH_SMOKE=1 make bench"
 	exit 0
 fi
-"${report[@]}" --out="$dest" --png="$dest/bench.png" || die "the report failed" "make bench"
+"${report[@]}" --sizes="$dest/nm.txt" --out="$dest" --png="$dest/bench.png" || die "the report failed" "make bench"
 if [ "${BENCH_COVER:-1}" = 1 ]; then
 	bash "$TOP/ci/cover-bench.sh" "$dest/results.json"
 fi

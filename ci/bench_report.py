@@ -101,12 +101,23 @@ def expected_cases(manifest):
 
 
 def build(runs, meta, expected):
-    res = {'meta': meta, 'modes': {}, 'skipped': [], 'missing': []}
-    for mode, kernel, boot, log in runs:
-        cases, skips = parse_log(log)
+    res = {'meta': meta, 'modes': {}, 'skipped': [], 'missing': [], 'series_only': []}
+    parsed = [(mode, kernel, boot, log) + parse_log(log) for mode, kernel, boot, log in runs]
+    # Cases that no base run printed were added after the benchmark patch
+    # (ci/kunit.sh has already checked each run against its own source).
+    in_base = {c for _, kernel, _, _, cases, skips in parsed if kernel == 'base'
+               for c in list(cases) + list(skips)}
+    has_base = any(kernel == 'base' for _, kernel, _, _, _, _ in parsed)
+    if has_base and not meta.get('same_kernel'):
+        res['series_only'] = [c for c in expected if c not in in_base]
+    for mode, kernel, boot, log, cases, skips in parsed:
+        if kernel == 'base' and not meta.get('same_kernel'):
+            want = [c for c in expected if c not in res['series_only']]
+        else:
+            want = expected
         mres = res['modes'].setdefault(mode, {'label': meta['modes'][mode]['label'],
                                               'cases': {}})
-        for case in expected:
+        for case in want:
             if case in skips:
                 res['skipped'].append({'mode': mode, 'kernel': kernel, 'boot': boot,
                                        'case': case, 'reason': skips[case]})
@@ -121,6 +132,8 @@ def build(runs, meta, expected):
         for case, c in mres['cases'].items():
             b = [x['median'] for x in c['base']]
             s = [x['median'] for x in c['series']]
+            if s:
+                c['series_value'] = statistics.fmean(s)
             if not b or not s:
                 continue
             r, ci = ratio_ci(b, s)
@@ -168,9 +181,52 @@ def tables(res, only=None):
         for row in rows:
             md.append('| ' + ' | '.join(row) + ' |')
         md.append('')
+        variants = variant_rows(mres)
+        if variants:
+            vh = ['case', 'unit', 'series', 'reference', 'ratio to reference']
+            text.append(f'{mode}: step variants at the series tip, against the inline walk')
+            vw = [max(len(str(x)) for x in col) for col in zip(vh, *variants)]
+            text.append('  ' + '  '.join(h.ljust(w) for h, w in zip(vh, vw)))
+            for row in variants:
+                text.append('  ' + '  '.join(str(x).rjust(w) if i else str(x).ljust(w)
+                                             for i, (x, w) in enumerate(zip(row, vw))))
+            text.append('')
+            md.append(f'{mode}: step variants at the series tip, against the inline walk')
+            md.append('')
+            md.append('| ' + ' | '.join(vh) + ' |')
+            md.append('|' + '|'.join('---' for _ in vh) + '|')
+            for row in variants:
+                md.append('| ' + ' | '.join(row) + ' |')
+            md.append('')
+    if res.get('code_size'):
+        text.append('code size of the walkers, series x86_64 bench kernel (nm -S):')
+        md.append('code size of the walkers, series x86_64 bench kernel (nm -S):')
+        md.append('')
+        for name, size in sorted(res['code_size'].items()):
+            text.append(f'  {name:24} {size:6} bytes')
+            md.append(f'- `{name}`: {size} bytes')
+        text.append('')
+        md.append('')
     for s in res['skipped']:
         text.append(f'skipped: {s["mode"]} {s["kernel"]} boot {s["boot"]}: {s["case"]}: {s["reason"]}')
     return '\n'.join(text), '\n'.join(md)
+
+
+VARIANT = re.compile(r'^(?P<kind>\w+?)_(?P<what>to|walk)_(?P<how>kernel|indirect)$')
+
+
+def variant_rows(mres):
+    """Rows comparing each kernel-only/indirect case to its inline twin."""
+    rows = []
+    for case in sorted(mres['cases']):
+        m = VARIANT.match(case)
+        ref = f'{m["kind"]}_{m["what"]}_inline' if m else None
+        c, r = mres['cases'][case], mres['cases'].get(ref or '', {})
+        if not m or 'series_value' not in c or 'series_value' not in r:
+            continue
+        rows.append([f'{case} / {ref}', c['unit'], fmt(c['series_value']),
+                     fmt(r['series_value']), f'{c["series_value"] / r["series_value"]:.3f}'])
+    return rows
 
 
 def plot(res, path):
@@ -217,6 +273,7 @@ def main():
     ap.add_argument('--table-from', metavar='RESULTS_JSON',
                     help='only print the text table of a results.json')
     ap.add_argument('--mode', help='with --table-from: only this mode')
+    ap.add_argument('--sizes', help='nm -S output of the series kernel\'s lib/kunit_iov_iter.o')
     ap.add_argument('--out', help='directory for results.json, table.txt, table.md')
     ap.add_argument('--png', help='write the chart here')
     ap.add_argument('--smoke', action='store_true',
@@ -248,6 +305,8 @@ def main():
         with open(args.results, 'a', encoding='utf-8') as f:
             for mode, kernel, boot, _ in load_runs(args.runs):
                 for case in expected:
+                    if kernel == 'base' and case in res['series_only']:
+                        continue
                     bad = (mode, kernel, boot, case) in missing
                     f.write(f'{"FAIL" if bad else "PASS"}\tbench:{mode}:{kernel}:{boot}:{case}\n')
     if args.smoke:
@@ -255,6 +314,13 @@ def main():
         print(f'bench smoke: {len(expected)} cases x {nlogs} runs, '
               f'{len(res["missing"])} missing, {len(res["skipped"])} skipped')
         return 1 if res['missing'] else 0
+    if args.sizes:
+        res['code_size'] = {}
+        with open(args.sizes, encoding='utf-8') as f:
+            for ln in f:
+                w = ln.split()
+                if len(w) == 4 and w[3].startswith('bench_iter_'):
+                    res['code_size'][w[3].split('.')[0]] = int(w[1], 16)
     text, md = tables(res)
     print(text)
     if args.out:

@@ -12,8 +12,9 @@
 #   KUNIT_FILTER          suite glob to run
 #   KUNIT_NO_BUILD=1      run the existing build
 #   KUNIT_NO_RUN=1        build only
-#   KUNIT_PRESENT_SUITES=1  expect only the manifest entries of suites the
-#                         run has (per-patch runs, before a suite exists)
+#   KUNIT_PRESENT_SUITES=1  expect only the manifest entries of suites the run
+#                         has and of cases the source registers (per-patch
+#                         runs, before a suite or a case exists)
 #   KUNIT_ACCEL=tcg       never KVM (-icount needs TCG)
 #   KUNIT_KERNEL_ARGS, KUNIT_QEMU_ARGS, KUNIT_TIMEOUT
 #   RUN_NAME              output directory name under out/kunit/
@@ -119,10 +120,15 @@ for m in "$TOP/kunit/expected-tests" "$TOP/kunit/expected-tests.$ARCH" \
 	${VARIANT:+"$TOP/kunit/expected-tests.$VARIANT"}; do
 	[ -f "$m" ] && manifests+=(--manifest="$m")
 done
+cases=
+if [ -n "${KUNIT_PRESENT_SUITES:-}" ]; then
+	cases=$(find "$src/lib" -maxdepth 1 -name 'kunit_iov_iter*.c' | sort | paste -sd, -)
+fi
 rc=0
 python3 "$TOP/ci/ktap_check.py" "$outd/raw.log" --kunit-dir="$src/tools/testing/kunit" \
 	"${manifests[@]}" ${KUNIT_FILTER:+--filter="$KUNIT_FILTER"} \
 	${KUNIT_PRESENT_SUITES:+--present-suites} \
+	${cases:+--source-cases="$cases"} \
 	--denylist="$TOP/ci/splat-denylist" --allowlist="$TOP/ci/splat-allowlist" \
 	--label="$name:" --results="$outd/results.tsv" || rc=1
 if [ "$krc" != 0 ] && [ "$rc" = 0 ]; then

@@ -36,6 +36,8 @@ while IFS=$'\t' read -r name file find replace; do
 	python3 - "$TREE/$file" "$find" "$replace" <<'PY' || die "mutation $name no longer applies to $file: update ci/mutations"
 import sys
 path, find, repl = sys.argv[1:]
+# \n and \t in ci/mutations stand for a newline and a tab.
+find, repl = (x.replace('\\n', '\n').replace('\\t', '\t') for x in (find, repl))
 s = open(path).read()
 n = s.count(find)
 if n != 1:
