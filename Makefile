@@ -2,9 +2,9 @@
 # scripts in ci/; each target is one of them.  See README.md.
 
 ARCH ?= x86_64
-export ARCH VARIANT REV KERNEL_SRC FORCE PATCHCHECK_KUNIT
+export ARCH VARIANT REV KERNEL_SRC FORCE PATCHCHECK_KUNIT MBOX_CHECK COVER_CHECK
 
-.PHONY: help deps tree export lint kunit selftest mutants patchcheck check bench
+.PHONY: help deps tree export lint kunit selftest mutants patchcheck sizes mbox range-diff post check bench
 
 help:
 	@echo 'make check    the whole test suite (lint, self-tests, per-patch checks, KUnit matrix, mutants, bench smoke)'
@@ -16,7 +16,11 @@ help:
 	@echo 'make kunit    one KUnit run   ARCH=x86_64|um|i386 [VARIANT=name] [REV=commit]'
 	@echo 'make selftest self-tests of the ci/ glue'
 	@echo 'make mutants  prove the KUnit suite catches deliberate bugs (ci/mutations)'
-	@echo 'make patchcheck  per patch: checkpatch, W=1 + sparse and kernel-doc deltas [PATCHCHECK_KUNIT=1]'
+	@echo 'make patchcheck  per patch: checkpatch, W=1 + sparse and kernel-doc deltas, um/i386 builds [PATCHCHECK_KUNIT=1]'
+	@echo 'make sizes    bloat-o-meter per patch into the cover letter   [COVER_CHECK=1: only check it]'
+	@echo 'make mbox     out/mbox/iov_iter-6.1.y-vN.mbx   [MBOX_CHECK=1: b4 am round trip]'
+	@echo 'make range-diff  patches/range-diff-v<N-1>-v<N>.txt against the tag series-v<N-1>'
+	@echo 'make post     after mailing: tag series-vN, bump patches/VERSION'
 
 deps:
 	@bash ci/deps.sh
@@ -41,6 +45,18 @@ mutants: deps
 
 patchcheck: deps
 	@bash ci/patchcheck.sh
+
+sizes: deps
+	@bash ci/sizes.sh
+
+mbox: deps
+	@bash ci/mbox.sh
+
+range-diff:
+	@bash ci/version.sh range-diff
+
+post:
+	@bash ci/version.sh post
 
 check:
 	@bash ci/check.sh

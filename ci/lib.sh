@@ -40,3 +40,21 @@ patch_files() {
 }
 
 series_list() { sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$1" | grep -v '^$' || true; }
+
+# patch_worktree WT BDIR: a detached worktree of $TREE at WT for building
+# single commits, and in BDIR the x86_64 KUnit configuration (every file of
+# the series is built in it), made once with kunit.py's rules.
+patch_worktree() {
+	local wt=$1 bdir=$2
+	mkdir -p "$bdir"
+	if ! git -C "$wt" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+		rm -rf "$wt"
+		tgit worktree prune
+		tgit worktree add -q --detach "$wt" base
+	fi
+	if [ ! -f "$bdir/.config" ]; then
+		[ -f "$TOP/build/kunit/x86_64/.config" ] ||
+			ARCH=x86_64 KUNIT_NO_RUN=1 bash "$TOP/ci/kunit.sh" >/dev/null
+		cp "$TOP/build/kunit/x86_64/.config" "$bdir/.config"
+	fi
+}

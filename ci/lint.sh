@@ -37,8 +37,8 @@ if [ -z "$present" ] && [ -f "$PATCHES/0000-cover-letter.patch" ]; then
 fi
 for f in "$PATCHES"/*; do
 	case ${f##*/} in
-	*.patch|series|BASE|cover-letter.txt) ;;
-	*) err "unexpected file in patches/: ${f##*/} (patches/ holds only make export output and cover-letter.txt)" "rm $f" ;;
+	*.patch|series|BASE|cover-letter.txt|VERSION|range-diff-v*.txt) ;;
+	*) err "unexpected file in patches/: ${f##*/} (patches/ holds make export output, cover-letter.txt, VERSION and range-diffs)" "rm $f" ;;
 	esac
 done
 

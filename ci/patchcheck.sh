@@ -5,7 +5,12 @@
 #               (types listed for it in ci/checkpatch-exceptions are accepted);
 #   build       the objects of the .c files the patch touches, with W=1 and
 #               sparse (C=2), before and after the patch: new diagnostics fail;
-#   kernel-doc  scripts/kernel-doc -none on the touched files: new warnings fail.
+#   kernel-doc  scripts/kernel-doc -none on the touched .c/.h files: new
+#               warnings fail;
+#   build-um, build-i386  the touched .c files and the series' own objects
+#               (lib/iov_iter.o, net/core/{datagram,skbuff}.o, the KUnit
+#               files) built for UML and i386 HIGHMEM with their KUnit
+#               configurations: a patch must build on each.
 # With PATCHCHECK_KUNIT=1 the KUnit suite also runs at every patch (x86_64).
 # Results: out/patchcheck/results.tsv and one log per patch and check.
 set -euo pipefail
@@ -22,19 +27,7 @@ mkdir -p "$res" "$bdir"
 export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1
 kmake=(make -s -C "$wt" O="$bdir" ARCH=x86_64 "CC=ccache gcc" -j"$(nproc)")
 
-if ! git -C "$wt" rev-parse -q --verify HEAD >/dev/null 2>&1; then
-	rm -rf "$wt"
-	tgit worktree prune
-	tgit worktree add -q --detach "$wt" base
-fi
-
-# The configuration: the x86_64 KUnit one (every file of the series is
-# built in it), made once with kunit.py's rules via ci/kunit.sh.
-if [ ! -f "$bdir/.config" ]; then
-	[ -f "$TOP/build/kunit/x86_64/.config" ] ||
-		ARCH=x86_64 KUNIT_NO_RUN=1 bash "$TOP/ci/kunit.sh" >/dev/null
-	cp "$TOP/build/kunit/x86_64/.config" "$bdir/.config"
-fi
+patch_worktree "$wt" "$bdir"
 
 result() { printf '%s\t%s\n' "$1" "$2" >> "$res/results.tsv"; printf '%-4s %s%s\n' "$1" "$2" "${3:+: $3}"; }
 
@@ -64,6 +57,27 @@ kdoc() {
 	done | sed -E 's#:[0-9]+:#:#' | sort
 }
 
+# xbuild ARCH: build, at the worktree's commit, the objects that prove a
+# patch builds on ARCH (its .c files and the series' own objects), in
+# build/kunit/patchcheck-ARCH with ARCH's KUnit configuration.
+xbuild() {
+	local arch=$1 b=$TOP/build/kunit/patchcheck-$1 f objs=()
+	if [ ! -f "$b/.config" ]; then
+		[ -f "$TOP/build/kunit/$arch/.config" ] ||
+			ARCH=$arch KUNIT_NO_RUN=1 bash "$TOP/ci/kunit.sh" >/dev/null
+		mkdir -p "$b"
+		cp "$TOP/build/kunit/$arch/.config" "$b/.config"
+	fi
+	for f in $cfiles lib/iov_iter.c net/core/datagram.c net/core/skbuff.c \
+		lib/kunit_iov_iter.c lib/kunit_iov_iter_net.c; do
+		[ -f "$wt/$f" ] && objs+=("${f%.c}.o")
+	done
+	local xmake=(make -s -C "$wt" O="$b" ARCH="$arch" "CC=ccache gcc" -j"$(nproc)")
+	mapfile -t objs < <(printf '%s\n' "${objs[@]}" | sort -u)
+	"${xmake[@]}" olddefconfig
+	"${xmake[@]}" "${objs[@]}"
+}
+
 n=0 fail=0
 for c in $(tgit rev-list --reverse base..HEAD); do
 	n=$((n + 1))
@@ -72,6 +86,7 @@ for c in $(tgit rev-list --reverse base..HEAD); do
 	printf '\n--- patch %s: %s\n' "$tag" "$subj"
 	files=$(tgit diff-tree --no-commit-id --name-only -r "$c")
 	cfiles=$(grep -E '\.c$' <<<"$files" || true)
+	docfiles=$(grep -E '\.[ch]$' <<<"$files" || true)
 
 	# checkpatch
 	ign=$(awk -F'\t' -v n="$tag" '$0 !~ /^#/ && NF >= 2 && index(n, $1) == 1 {print $2}' "$TOP/ci/checkpatch-exceptions" | paste -sd, -)
@@ -82,6 +97,33 @@ for c in $(tgit rev-list --reverse base..HEAD); do
 		result FAIL "patch$tag:checkpatch" "$(grep -cE '^(ERROR|WARNING|CHECK)' "$res/$tag.checkpatch") finding(s), see out/patchcheck/$tag.checkpatch"
 		fail=1
 	fi
+
+	# kernel-doc
+	if [ -n "$docfiles" ]; then
+		# shellcheck disable=SC2086
+		kdoc "$c^" $docfiles > "$res/$tag.kdoc-before"
+		# shellcheck disable=SC2086
+		kdoc "$c" $docfiles > "$res/$tag.kdoc-after"
+		kd_new=$(comm -13 "$res/$tag.kdoc-before" "$res/$tag.kdoc-after" | grep . || true)
+		if [ -n "$kd_new" ]; then
+			printf '%s\n' "$kd_new" > "$res/$tag.kernel-doc"
+			result FAIL "patch$tag:kernel-doc" "$(head -n1 "$res/$tag.kernel-doc")"
+			fail=1
+		else
+			result PASS "patch$tag:kernel-doc" "$(wc -w <<<"$docfiles") file(s)"
+		fi
+	fi
+
+	# The other architectures: does it build?
+	git -C "$wt" checkout -q -f --detach "$c"
+	for arch in um i386; do
+		if xbuild "$arch" > "$res/$tag.build-$arch" 2>&1; then
+			result PASS "patch$tag:build-$arch"
+		else
+			result FAIL "patch$tag:build-$arch" "$(grep -m1 -E 'error' "$res/$tag.build-$arch" || echo "see out/patchcheck/$tag.build-$arch")"
+			fail=1
+		fi
+	done
 
 	# W=1 + sparse, before and after
 	if [ -n "$cfiles" ]; then
@@ -96,19 +138,6 @@ for c in $(tgit rev-list --reverse base..HEAD); do
 			fail=1
 		else
 			result PASS "patch$tag:w1-sparse" "$(wc -w <<<"$cfiles") file(s), no new W=1/sparse diagnostics"
-		fi
-		# kernel-doc
-		# shellcheck disable=SC2086
-		kdoc "$c^" $cfiles > "$res/$tag.kdoc-before"
-		# shellcheck disable=SC2086
-		kdoc "$c" $cfiles > "$res/$tag.kdoc-after"
-		kd_new=$(comm -13 "$res/$tag.kdoc-before" "$res/$tag.kdoc-after" | grep . || true)
-		if [ -n "$kd_new" ]; then
-			printf '%s\n' "$kd_new" > "$res/$tag.kernel-doc"
-			result FAIL "patch$tag:kernel-doc" "$(head -n1 "$res/$tag.kernel-doc")"
-			fail=1
-		else
-			result PASS "patch$tag:kernel-doc"
 		fi
 	fi
 
