@@ -54,7 +54,7 @@ if [ -d "$TREE/.git" ] && tgit rev-parse -q --verify refs/tags/base >/dev/null; 
 			"${have:0:12}" "$(sed -n 's/^source: //p' "$tmp/BASE")" "${want:0:12}" >&2
 		ign=(-I '^base-commit: ' -I '^source: ' -I '^sublevel: ')
 	fi
-	if ! diff -r -u "${ign[@]}" -x cover-letter.txt "$PATCHES" "$tmp" > "$tmp.diff"; then
+	if ! diff -r -u "${ign[@]}" -x cover-letter.txt -x VERSION -x "range-diff-v*.txt" "$PATCHES" "$tmp" > "$tmp.diff"; then
 		head -n 60 "$tmp.diff" >&2
 		err "build/linux and patches/ disagree (diff above: patches/ vs an export of build/linux)" \
 			"make export   # keep build/linux's commits; or: make tree FORCE=1 to reset build/linux to patches/"
