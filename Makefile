@@ -2,9 +2,9 @@
 # scripts in ci/; each target is one of them.  See README.md.
 
 ARCH ?= x86_64
-export ARCH VARIANT REV KERNEL_SRC FORCE PATCHCHECK_KUNIT MBOX_CHECK COVER_CHECK
+export ARCH VARIANT REV KERNEL_SRC FORCE PATCHCHECK_KUNIT MBOX_CHECK COVER_CHECK NOTES_CHECK STAGES
 
-.PHONY: help deps tree export lint kunit selftest mutants patchcheck sizes mbox range-diff post check bench
+.PHONY: help deps tree export lint kunit selftest mutants patchcheck sizes mbox range-diff post notes docs check bench
 
 help:
 	@echo 'make check    the whole test suite (lint, self-tests, per-patch checks, KUnit matrix, mutants, bench smoke)'
@@ -21,6 +21,8 @@ help:
 	@echo 'make mbox     out/mbox/iov_iter-6.1.y-vN.mbx   [MBOX_CHECK=1: b4 am round trip]'
 	@echo 'make range-diff  patches/range-diff-v<N-1>-v<N>.txt against the tag series-v<N-1>'
 	@echo 'make post     after mailing: tag series-vN, bump patches/VERSION'
+	@echo 'make notes    regenerate MAINTAINERS-notes (get_maintainer per patch)'
+	@echo 'make docs     MAINTAINERS-notes current, documented commands exist'
 
 deps:
 	@bash ci/deps.sh
@@ -57,6 +59,12 @@ range-diff:
 
 post:
 	@bash ci/version.sh post
+
+notes:
+	@bash ci/notes.sh
+
+docs:
+	@bash ci/docs.sh
 
 check:
 	@bash ci/check.sh

@@ -6,7 +6,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-ALL_STAGES="lint selftest patchcheck sizes b4 kunit-x86_64 kunit-um kunit-i386 kunit-x86_64-kasan kunit-i386-kmap-force mutants bench-smoke"
+ALL_STAGES="lint selftest patchcheck sizes b4 docs kunit-x86_64 kunit-um kunit-i386 kunit-x86_64-kasan kunit-i386-kmap-force mutants bench-smoke"
 STAGES=${STAGES:-$ALL_STAGES}
 dir=$OUT/check
 rm -rf "$dir"
@@ -68,6 +68,7 @@ for st in $STAGES; do
 	patchcheck) run_stage patchcheck "$OUT/patchcheck/results.tsv" env PATCHCHECK_KUNIT=1 bash "$TOP/ci/patchcheck.sh" || true ;;
 	sizes) run_stage sizes - env COVER_CHECK=1 bash "$TOP/ci/sizes.sh" || true ;;
 	b4) run_stage b4 - env MBOX_CHECK=1 bash "$TOP/ci/mbox.sh" || true ;;
+	docs) run_stage docs "$OUT/docs/results.tsv" bash "$TOP/ci/docs.sh" || true ;;
 	mutants) run_stage mutants "$OUT/mutants/results.tsv" bash "$TOP/ci/mutants.sh" || true ;;
 	kunit-*)
 		# kunit-<arch>[-<variant>]
