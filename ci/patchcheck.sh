@@ -33,15 +33,26 @@ result() { printf '%s\t%s\n' "$1" "$2" >> "$res/results.tsv"; printf '%-4s %s%s\
 
 # diags REV FILES...: W=1 + sparse diagnostics of FILES' objects at REV,
 # with line and column numbers dropped so that moved lines compare equal.
+# Results are cached per commit and file: a patch's "before" is usually the
+# previous patch's "after".
 diags() {
-	local rev=$1 f
+	local rev f key
+	rev=$(tgit rev-parse "$1")
 	shift
-	git -C "$wt" checkout -q -f --detach "$rev"
-	"${kmake[@]}" olddefconfig >/dev/null 2>&1
+	mkdir -p "$res/diag-cache"
 	for f in "$@"; do
-		[ -f "$wt/$f" ] || continue
-		"${kmake[@]}" W=1 C=2 "${f%.c}.o" 2>&1 | grep -E 'warning:|error:' |
-			sed -E "s#^[^:]*/${wt##*/}/##; s#:[0-9]+:[0-9]+:#:#; s#:[0-9]+:#:#" || true
+		key=$res/diag-cache/$rev-${f//\//_}
+		if [ ! -f "$key" ]; then
+			git -C "$wt" checkout -q -f --detach "$rev"
+			"${kmake[@]}" olddefconfig >/dev/null 2>&1
+			if [ -f "$wt/$f" ]; then
+				"${kmake[@]}" W=1 C=2 "${f%.c}.o" 2>&1 | grep -E 'warning:|error:' |
+					sed -E "s#^[^:]*/${wt##*/}/##; s#:[0-9]+:[0-9]+:#:#; s#:[0-9]+:#:#" > "$key" || true
+			else
+				: > "$key"
+			fi
+		fi
+		cat "$key"
 	done | sort
 }
 
