@@ -97,6 +97,10 @@ for c in $(tgit rev-list --reverse base..HEAD); do
 	printf '\n--- patch %s: %s\n' "$tag" "$subj"
 	files=$(tgit diff-tree --no-commit-id --name-only -r "$c")
 	cfiles=$(grep -E '\.c$' <<<"$files" || true)
+	# A header-only change is compiled through the file the series is about.
+	if grep -qE '\.h$' <<<"$files" && ! grep -qx lib/iov_iter.c <<<"$cfiles"; then
+		cfiles=$(printf '%s\n' "$cfiles" lib/iov_iter.c | grep .)
+	fi
 	docfiles=$(grep -E '\.[ch]$' <<<"$files" || true)
 
 	# checkpatch
