@@ -2,7 +2,7 @@
 # scripts in ci/; each target is one of them.  See README.md.
 
 ARCH ?= x86_64
-export ARCH VARIANT REV KERNEL_SRC FORCE PATCHCHECK_KUNIT MBOX_CHECK COVER_CHECK NOTES_CHECK STAGES
+export ARCH VARIANT REV KERNEL_SRC FORCE PATCHCHECK_KUNIT PATCHCHECK_FROM MBOX_CHECK COVER_CHECK NOTES_CHECK STAGES
 
 .PHONY: help deps tree export lint kunit selftest mutants patchcheck sizes mbox range-diff post notes docs check bench
 

@@ -12,6 +12,7 @@
 #               files) built for UML and i386 HIGHMEM with their KUnit
 #               configurations: a patch must build on each.
 # With PATCHCHECK_KUNIT=1 the KUnit suite also runs at every patch (x86_64).
+# PATCHCHECK_FROM=<rev> checks only the patches after <rev>.
 # Results: out/patchcheck/results.tsv and one log per patch and check.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -89,9 +90,13 @@ xbuild() {
 	"${xmake[@]}" "${objs[@]}"
 }
 
+# PATCHCHECK_FROM=<rev>: check only the patches after <rev> (numbered as in
+# the whole series), e.g. new commits on top of it.
 n=0 fail=0
+from=$(tgit rev-parse "${PATCHCHECK_FROM:-base}")
 for c in $(tgit rev-list --reverse base..HEAD); do
 	n=$((n + 1))
+	tgit merge-base --is-ancestor "$c" "$from" && [ "$c" != "$(tgit rev-parse base)" ] && continue
 	subj=$(tgit log -1 --format=%s "$c")
 	tag=$(printf '%04d' "$n")
 	printf '\n--- patch %s: %s\n' "$tag" "$subj"
