@@ -38,8 +38,10 @@ src=$TREE
 bdir=$TOP/build/kunit/$name
 if [ -n "$REV" ]; then
 	rev=$(tgit rev-parse -q --verify "$REV^{commit}") || die "REV=$REV is not a commit of $TREE"
-	src=$TOP/build/rev
-	bdir=$TOP/build/kunit/$name-rev
+	# build/rev/{linux,kunit/<name>} mirrors build/{linux,kunit/<name>}: the
+	# same relative paths, so ccache (CCACHE_BASEDIR) shares the tip's objects.
+	src=$TOP/build/rev/linux
+	bdir=$TOP/build/rev/kunit/$name
 	if ! git -C "$src" rev-parse -q --verify HEAD >/dev/null 2>&1; then
 		rm -rf "$src"
 		tgit worktree prune

@@ -18,8 +18,8 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 res=$OUT/patchcheck
-wt=$TOP/build/patchcheck
-bdir=$TOP/build/kunit/patchcheck-x86_64
+wt=$TOP/build/patchcheck/linux
+bdir=$TOP/build/patchcheck/kunit/x86_64
 venv=$TOP/build/venv
 [ -d "$TREE/.git" ] || die "$TREE does not exist" "make tree"
 rm -rf "$res"
@@ -71,9 +71,9 @@ kdoc() {
 
 # xbuild ARCH: build, at the worktree's commit, the objects that prove a
 # patch builds on ARCH (its .c files and the series' own objects), in
-# build/kunit/patchcheck-ARCH with ARCH's KUnit configuration.
+# build/patchcheck/kunit/ARCH with ARCH's KUnit configuration.
 xbuild() {
-	local arch=$1 b=$TOP/build/kunit/patchcheck-$1 f objs=()
+	local arch=$1 b=$TOP/build/patchcheck/kunit/$1 f objs=()
 	if [ ! -f "$b/.config" ]; then
 		[ -f "$TOP/build/kunit/$arch/.config" ] ||
 			ARCH=$arch KUNIT_NO_RUN=1 bash "$TOP/ci/kunit.sh" >/dev/null
