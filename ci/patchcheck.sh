@@ -92,11 +92,12 @@ xbuild() {
 
 # PATCHCHECK_FROM=<rev>: check only the patches after <rev> (numbered as in
 # the whole series), e.g. new commits on top of it.
-n=0 fail=0
+n=0 fail=0 checked=0
 from=$(tgit rev-parse "${PATCHCHECK_FROM:-base}")
 for c in $(tgit rev-list --reverse base..HEAD); do
 	n=$((n + 1))
 	tgit merge-base --is-ancestor "$c" "$from" && [ "$c" != "$(tgit rev-parse base)" ] && continue
+	checked=$((checked + 1))
 	subj=$(tgit log -1 --format=%s "$c")
 	tag=$(printf '%04d' "$n")
 	printf '\n--- patch %s: %s\n' "$tag" "$subj"
@@ -174,5 +175,5 @@ for c in $(tgit rev-list --reverse base..HEAD); do
 done
 git -C "$wt" checkout -q -f --detach base
 
-echo "patchcheck: $n patches, $(grep -c '^PASS' "$res/results.tsv") checks passed, $(grep -c '^FAIL' "$res/results.tsv" || true) failed"
+echo "patchcheck: $checked of $n patches checked, $(grep -c '^PASS' "$res/results.tsv") checks passed, $(grep -c '^FAIL' "$res/results.tsv" || true) failed"
 [ "$fail" = 0 ] || die "a per-patch check failed (logs: out/patchcheck/)" "make patchcheck"
