@@ -15,7 +15,9 @@ bdir=$TOP/build/patchcheck/kunit/x86_64
 rm -rf "$res"
 mkdir -p "$res/obj"
 export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1
-kmake=(make -s -C "$wt" O="$bdir" ARCH=x86_64 "CC=ccache gcc" -j"$(nproc)")
+# W=1 as in make patchcheck: the same compiler command lines, so its objects
+# are ccache hits here (W=1 does not change the generated code).
+kmake=(make -s -C "$wt" O="$bdir" ARCH=x86_64 "CC=ccache gcc" W=1 -j"$(nproc)")
 patch_worktree "$wt" "$bdir"
 
 mapfile -t revs < <(echo base; tgit rev-list --reverse base..HEAD)
