@@ -58,3 +58,11 @@ patch_worktree() {
 		cp "$TOP/build/kunit/x86_64/.config" "$bdir/.config"
 	fi
 }
+
+# benchcfg WT BDIR: the patchcheck configuration also builds the benchmark
+# code (CONFIG_TEST_IOV_ITER_BENCH, default n), so that W=1 and sparse see
+# it.  Re-enabled at every commit: olddefconfig drops the symbol at commits
+# that do not have it yet.
+benchcfg() {
+	"$1/scripts/config" --file "$2/.config" --enable TEST_IOV_ITER_BENCH
+}

@@ -45,6 +45,7 @@ diags() {
 		key=$res/diag-cache/$rev-${f//\//_}
 		if [ ! -f "$key" ]; then
 			git -C "$wt" checkout -q -f --detach "$rev"
+			benchcfg "$wt" "$bdir"
 			"${kmake[@]}" olddefconfig >/dev/null 2>&1
 			if [ -f "$wt/$f" ]; then
 				"${kmake[@]}" W=1 C=2 "${f%.c}.o" 2>&1 | grep -E 'warning:|error:' |

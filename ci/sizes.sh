@@ -24,6 +24,7 @@ mapfile -t revs < <(echo base; tgit rev-list --reverse base..HEAD)
 for i in "${!revs[@]}"; do
 	tag=$(printf '%04d' "$i")
 	git -C "$wt" checkout -q -f --detach "${revs[$i]}"
+	benchcfg "$wt" "$bdir"
 	"${kmake[@]}" olddefconfig >/dev/null 2>&1
 	"${kmake[@]}" "${objs[@]}" > "$res/build-$tag.log" 2>&1 ||
 		die "building ${objs[*]} at ${revs[$i]} failed (log: ${res#"$TOP"/}/build-$tag.log)" "make sizes"
