@@ -150,13 +150,26 @@ def fmt(v):
     return f'{v:,.0f}' if v >= 100 else f'{v:,.1f}'
 
 
+def emit_table(text, md, title, hdr, rows):
+    """Append one titled table to the plain-text and the Markdown output."""
+    widths = [max(len(str(x)) for x in col) for col in zip(hdr, *rows)]
+    text.append(title)
+    text.append('  ' + '  '.join(h.ljust(w) for h, w in zip(hdr, widths)))
+    for row in rows:
+        text.append('  ' + '  '.join(str(x).rjust(w) if i else str(x).ljust(w)
+                                     for i, (x, w) in enumerate(zip(row, widths))))
+    text.append('')
+    md.extend([title, '', '| ' + ' | '.join(hdr) + ' |', '|' + '|'.join('---' for _ in hdr) + '|'])
+    md.extend('| ' + ' | '.join(row) + ' |' for row in rows)
+    md.append('')
+
+
 def tables(res, only=None):
     text, md = [], []
     for mode, mres in res['modes'].items():
         if only and mode != only:
             continue
         det = res['meta']['modes'][mode].get('deterministic', False)
-        text.append(f'{mode}: {mres["label"]}')
         hdr = ['case', 'unit', 'base', 'series', 'ratio'] + ([] if det else ['95% CI'])
         rows = []
         for case in sorted(mres['cases']):
@@ -168,36 +181,11 @@ def tables(res, only=None):
             if not det:
                 row.append(f'{c["ci95"][0]:.3f}..{c["ci95"][1]:.3f}' if c['ci95'] else 'n/a')
             rows.append(row)
-        widths = [max(len(str(x)) for x in col) for col in zip(hdr, *rows)]
-        text.append('  ' + '  '.join(h.ljust(w) for h, w in zip(hdr, widths)))
-        for row in rows:
-            text.append('  ' + '  '.join(str(x).rjust(w) if i else str(x).ljust(w)
-                                         for i, (x, w) in enumerate(zip(row, widths))))
-        text.append('')
-        md.append(f'{mode}: {mres["label"]}')
-        md.append('')
-        md.append('| ' + ' | '.join(hdr) + ' |')
-        md.append('|' + '|'.join('---' for _ in hdr) + '|')
-        for row in rows:
-            md.append('| ' + ' | '.join(row) + ' |')
-        md.append('')
+        emit_table(text, md, f'{mode}: {mres["label"]}', hdr, rows)
         variants = variant_rows(mres)
         if variants:
-            vh = ['case', 'unit', 'series', 'reference', 'ratio to reference']
-            text.append(f'{mode}: step variants at the series tip, against the inline walk')
-            vw = [max(len(str(x)) for x in col) for col in zip(vh, *variants)]
-            text.append('  ' + '  '.join(h.ljust(w) for h, w in zip(vh, vw)))
-            for row in variants:
-                text.append('  ' + '  '.join(str(x).rjust(w) if i else str(x).ljust(w)
-                                             for i, (x, w) in enumerate(zip(row, vw))))
-            text.append('')
-            md.append(f'{mode}: step variants at the series tip, against the inline walk')
-            md.append('')
-            md.append('| ' + ' | '.join(vh) + ' |')
-            md.append('|' + '|'.join('---' for _ in vh) + '|')
-            for row in variants:
-                md.append('| ' + ' | '.join(row) + ' |')
-            md.append('')
+            emit_table(text, md, f'{mode}: step variants at the series tip, against the inline walk',
+                       ['case', 'unit', 'series', 'reference', 'ratio to reference'], variants)
     if res.get('code_size'):
         text.append('code size of the walkers, series x86_64 bench kernel (nm -S):')
         md.append('code size of the walkers, series x86_64 bench kernel (nm -S):')
