@@ -2,12 +2,13 @@
 # scripts in ci/; each target is one of them.  See README.md.
 
 ARCH ?= x86_64
-export ARCH VARIANT REV KERNEL_SRC FORCE PATCHCHECK_KUNIT PATCHCHECK_FROM MBOX_CHECK COVER_CHECK NOTES_CHECK STAGES
+export ARCH VARIANT REV KERNEL_SRC FORCE PATCHCHECK_KUNIT PATCHCHECK_FROM MBOX_CHECK COVER_CHECK NOTES_CHECK STAGES TIER
 
-.PHONY: help deps tree export lint kunit selftest mutants patchcheck sizes mbox range-diff post notes docs check bench
+.PHONY: help deps tree export lint kunit selftest mutants patchcheck sizes mbox range-diff post notes docs check check-full bench
 
 help:
-	@echo 'make check    the whole test suite (lint, self-tests, per-patch checks, KUnit matrix, mutants, bench smoke)'
+	@echo 'make check    what CI runs: lint, self-tests, per-patch checks, KUnit matrix (with the benchmarks at smoke size), mutants'
+	@echo 'make check-full  every stage: make check plus the full tier of ci/stages.tsv (bench-smoke); quotes itself in the cover letter'
 	@echo 'make bench    benchmark base vs series'
 	@echo 'make deps     install what is missing (Debian 12, as root)'
 	@echo 'make tree     build/linux = base + patches/series   [KERNEL_SRC=dir] [FORCE=1]'
@@ -67,7 +68,10 @@ docs:
 	@bash ci/docs.sh
 
 check:
-	@bash ci/check.sh
+	@TIER=ci bash ci/check.sh
+
+check-full:
+	@TIER=full bash ci/check.sh
 
 bench:
 	@bash ci/bench.sh

@@ -3,7 +3,9 @@
 #
 # Two kernels: "base" is the tree at the benchmark patch (the base plus the
 # tests and benchmarks, before the conversion), "series" is the tip.  Both
-# are built with configs/bench.config and run interleaved, A B A B ..., in
+# are the KUnit kernels of make kunit (the benchmarks are in every KUnit
+# configuration; the tip in build/kunit/<arch>, the base in
+# build/rev/kunit/<arch>), run interleaved, A B A B ..., in
 # two modes:
 #   icount  x86_64 under QEMU TCG with -icount shift=0,sleep=off: a guest
 #           nanosecond is one instruction, so figures are deterministic;
@@ -53,7 +55,7 @@ kunit() {
 	local arch=$1 kernel=$2 run=$3
 	shift 3
 	# The base kernel lacks the cases added after the benchmark patch.
-	if ! env ARCH="$arch" VARIANT=bench REV="$(kernel_rev "$kernel")" RUN_NAME="$run" \
+	if ! env ARCH="$arch" VARIANT='' REV="$(kernel_rev "$kernel")" RUN_NAME="$run" \
 		KUNIT_PRESENT_SUITES="$([ "$kernel" = base ] && echo 1 || :)" \
 		KUNIT_FILTER=iov_iter_bench KUNIT_TIMEOUT="${BENCH_TIMEOUT:-1800}" "$@" \
 		bash "$TOP/ci/kunit.sh" > "$dest/$run.log" 2>&1; then
@@ -71,7 +73,7 @@ modes=(icount)
 native_arch=um
 native_label='UML on the host CPU: real time; UML copy primitives differ from x86_64 hardware'
 if [ "$SMOKE" != 1 ]; then
-	if "$TOP/ci/kvm-probe.sh" qemu-system-x86_64 "$TOP/build/kunit/x86_64-bench/arch/x86/boot/bzImage"; then
+	if "$TOP/ci/kvm-probe.sh" qemu-system-x86_64 "$TOP/build/kunit/x86_64/arch/x86/boot/bzImage"; then
 		native_arch=x86_64
 		native_label='x86_64 under KVM: real time'
 	else
@@ -84,7 +86,7 @@ if [ "$SMOKE" != 1 ]; then
 fi
 
 # Code size of the step-variant walkers of the series kernel (bench_iter_*).
-nm -S "$TOP/build/kunit/x86_64-bench/lib/kunit_iov_iter.o" > "$dest/nm.txt"
+nm -S "$TOP/build/kunit/x86_64/lib/kunit_iov_iter.o" > "$dest/nm.txt"
 
 # --- Run, interleaved ------------------------------------------------------------------
 declare -A MIB SAMPLES

@@ -19,7 +19,9 @@ of freedom.  In icount mode the figures are instruction counts: no
 interval is given, and the boots are checked to agree.
 
 --smoke only checks that every expected case printed a well-formed line in
-every log, and prints nothing else of substance.
+every log, and prints nothing else of substance.  --lines LOG checks one
+KUnit log the same way for the cases that reported a result in it (every
+KUnit stage runs the benchmarks at smoke size: ci/kunit.sh).
 """
 import argparse
 import json
@@ -33,6 +35,7 @@ from ktap_check import read_manifest
 LINE = re.compile(r'#\s*bench_(?P<case>\w+): bench name=(?P<name>\w+) unit=(?P<unit>\S+)'
                   r' n=(?P<n>\d+) mean=(?P<mean>\d+) median=(?P<median>\d+)'
                   r' min=(?P<min>\d+) max=(?P<max>\d+) stddev=(?P<stddev>\d+)\s*$')
+OK = re.compile(r'(?:^|\s)ok \d+ bench_(?P<case>\w+)\s*$')
 SKIP = re.compile(r'^\s*ok \d+ bench_(?P<case>\w+) # SKIP ?(?P<why>.*)$')
 STATS = ('n', 'mean', 'median', 'min', 'max', 'stddev')
 
@@ -71,6 +74,26 @@ def parse_log(path):
             if m:
                 skips[m['case']] = m['why'].strip() or 'skipped'
     return cases, skips
+
+
+def check_lines(log, label, results):
+    """Every bench case that passed in LOG printed a well-formed line."""
+    with open(log, encoding='utf-8', errors='replace') as f:
+        passed = [m['case'] for m in map(OK.search, f) if m]
+    try:
+        cases, _ = parse_log(log)
+        bad = [f'bench_{c} passed without a well-formed line' for c in passed if c not in cases]
+    except ValueError as exc:
+        bad = [str(exc)]
+    if not passed:
+        bad.append('no benchmark case passed')
+    for why in bad:
+        print(f'FAIL {label}bench-lines: {why} (log: {log})')
+    if results:
+        with open(results, 'a', encoding='utf-8') as f:
+            f.write(f'{"FAIL" if bad else "PASS"}\t{label}bench-lines\n')
+    print(f'bench lines: {len(passed)} cases passed, {len(bad)} problem(s)')
+    return 1 if bad else 0
 
 
 def ratio_ci(base, series):
@@ -267,7 +290,13 @@ def main():
     ap.add_argument('--smoke', action='store_true',
                     help='only check that every case printed a well-formed line')
     ap.add_argument('--results', help='append PASS/FAIL TSV lines per run and case')
+    ap.add_argument('--lines', metavar='RAW_LOG',
+                    help='only check the benchmark lines of one KUnit log')
+    ap.add_argument('--label', default='', help='with --lines: prefix of the result name')
     args = ap.parse_args()
+
+    if args.lines:
+        return check_lines(args.lines, args.label, args.results)
 
     if args.table_from:
         with open(args.table_from, encoding='utf-8') as f:

@@ -1,28 +1,79 @@
 #!/usr/bin/env bash
-# make check: the project's test suite (README, CI).  Runs each stage,
-# prints a table of stage durations, and ends with "N passed, N failed",
-# counting every KUnit case, guard, self-test and lint result.
+# make check / make check-full: the project's test suite (README, CI).
+# Runs the stages of ci/stages.tsv for the tier (TIER=ci, what CI runs, or
+# TIER=full), times each one, measures how warm ccache was for it, prints
+# a table of durations against each stage's budget share, warns when the
+# total passes the CI budget, and ends with "N passed, N failed", counting
+# every KUnit case, guard, self-test and lint result.
 #   STAGES="lint kunit-um"  run only these stages (deps and tree always run)
+# Output: out/check/ (TIER=ci) or out/check-full/: summary.tsv (stage,
+# seconds, status, share, ccache hit %), results.tsv, budget.txt, run.env,
+# final.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-ALL_STAGES="lint selftest patchcheck sizes b4 docs kunit-x86_64 kunit-um kunit-i386 kunit-x86_64-kasan kunit-i386-kmap-force mutants bench-smoke"
-STAGES=${STAGES:-$ALL_STAGES}
-dir=$OUT/check
+TIER=${TIER:-ci}
+STAGE_LIST=${STAGE_LIST:-$TOP/ci/stages.tsv}
+BUDGET_COLD=3600 BUDGET_WARM=1800
+# A run (or stage) counts as warm when ccache served this share of its
+# compilations.
+WARM_HIT_PCT=90
+
+case $TIER in
+ci) dir=$OUT/check tiers=ci target='make check' ;;
+full) dir=$OUT/check-full tiers='ci full' target='make check-full' ;;
+*) die "unknown TIER=$TIER (ci or full)" ;;
+esac
+
+# stage_field NAME COLUMN: a column (2 tier, 3 cold, 4 warm) of ci/stages.tsv.
+stage_field() { awk -F'\t' -v s="$1" -v c="$2" '!/^#/ && $1 == s { print $c }' "$STAGE_LIST"; }
+tier_stages=$(awk -F'\t' -v t=" $tiers " '!/^#/ && NF >= 4 && index(t, " " $2 " ") && $1 != "deps" && $1 != "tree" { print $1 }' "$STAGE_LIST" | paste -sd' ' -)
+STAGES_GIVEN=${STAGES:-}
+STAGES=${STAGES:-$tier_stages}
+
 rm -rf "$dir"
 mkdir -p "$dir"
 summary=$dir/summary.tsv
 : > "$summary"
+: > "$dir/results.tsv"
 t0=$(date +%s)
+{
+	echo "target=$target"
+	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "project=$(git -C "$TOP" rev-parse HEAD 2>/dev/null || echo unknown)"
+	echo "dirty=$([ -z "$(git -C "$TOP" status --porcelain 2>/dev/null)" ] && echo no || echo yes)"
+	echo "cores=$(nproc)"
+} > "$dir/run.env"
 
-# run_stage NAME RESULTS-FILE CMD...: run one stage, record its duration and
-# status; a stage that failed without a FAIL result counts as one failure.
+# ccache_counts: "hits misses" so far, for the ccache that the builds use.
+ccache_counts() {
+	command -v ccache >/dev/null || { echo '0 0'; return; }
+	ccache --print-stats 2>/dev/null | awk -F'\t' '
+		$1 == "direct_cache_hit" || $1 == "preprocessed_cache_hit" { h += $2 }
+		$1 == "cache_miss" { m += $2 }
+		END { print h + 0, m + 0 }'
+}
+
+# hit_pct H0 M0 H1 M1: percentage of compilations ccache served between
+# two counts, or - when nothing was compiled.
+hit_pct() {
+	local h=$(($3 - $1)) m=$(($4 - $2))
+	if [ $((h + m)) -eq 0 ]; then echo -; else echo $((100 * h / (h + m))); fi
+}
+
+# run_stage NAME RESULTS-FILE CMD...: run one stage, record its duration,
+# ccache hit rate and status; a stage that failed without a FAIL result
+# counts as one failure.
 run_stage() {
-	local name=$1 results=$2 rc=0 start
+	local name=$1 results=$2 rc=0 start c0 c1 share pct
 	shift 2
 	start=$(date +%s)
+	c0=$(ccache_counts)
 	printf '\n=== %s ===\n' "$name"
 	"$@" || rc=$?
+	c1=$(ccache_counts)
+	# shellcheck disable=SC2086
+	pct=$(hit_pct $c0 $c1)
 	if [ "$results" = - ]; then
 		results=$dir/$name.tsv
 		printf '%s\t%s\n' "$([ $rc = 0 ] && echo PASS || echo FAIL)" "$name" > "$results"
@@ -33,15 +84,50 @@ run_stage() {
 		printf 'FAIL\t%s\n' "$name" >> "$results"
 	fi
 	cat "$results" >> "$dir/results.tsv"
-	printf '%s\t%s\t%s\n' "$name" "$(($(date +%s) - start))" "$([ $rc = 0 ] && echo pass || echo FAIL)" >> "$summary"
+	# The share that applies: warm when ccache served most of the stage's
+	# compilations (or it compiled nothing), cold otherwise.
+	if [ "$pct" = - ] || [ "$pct" -ge "$WARM_HIT_PCT" ]; then
+		share=$(stage_field "$name" 4)
+	else
+		share=$(stage_field "$name" 3)
+	fi
+	printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$(($(date +%s) - start))" \
+		"$([ $rc = 0 ] && echo pass || echo FAIL)" "${share:--}" "$pct" >> "$summary"
 	return "$rc"
 }
 
+pct_text() { if [ "$1" = - ]; then echo -; else echo "$1%"; fi; }
+
 finish() {
-	printf '\n%-16s %8s  %s\n' stage seconds status
-	while IFS=$'\t' read -r n s st; do printf '%-16s %8s  %s\n' "$n" "$s" "$st"; done < "$summary"
-	printf '%-16s %8s\n' total "$(($(date +%s) - t0))"
-	local p f s
+	local p f s total over=0 n sec st share pct flag h m
+	total=$(($(date +%s) - t0))
+	# shellcheck disable=SC2086,SC2046
+	pct=$(hit_pct $c_start $(ccache_counts))
+	{
+		printf '\n%-22s %8s %8s %7s  %s\n' stage seconds share ccache status
+		while IFS=$'\t' read -r n sec st share pct_; do
+			flag=
+			if [ "$share" != - ] && [ "$sec" -gt "$share" ]; then
+				flag='  OVER ITS SHARE'
+				over=$((over + 1))
+			fi
+			printf '%-22s %8s %8s %7s  %s%s\n' "$n" "$sec" "$share" "$(pct_text "$pct_")" "$st" "$flag"
+		done < "$summary"
+		printf '%-22s %8s %8s %7s\n' total "$total" \
+			"$([ "$pct" != - ] && [ "$pct" -lt "$WARM_HIT_PCT" ] && echo $BUDGET_COLD || echo $BUDGET_WARM)" "$(pct_text "$pct")"
+		echo "(share: the stage's budget in ci/stages.tsv, cold or warm by its ccache hit rate; ccache: compilations ccache served)"
+		if [ "$total" -gt "$BUDGET_COLD" ]; then
+			echo "check: WARNING: $target took ${total} s, over the cold CI budget of $BUDGET_COLD s (60 minutes)"
+		elif [ "$pct" != - ] && [ "$pct" -ge "$WARM_HIT_PCT" ] && [ "$total" -gt "$BUDGET_WARM" ]; then
+			echo "check: WARNING: $target took ${total} s with a warm ccache, over the warm CI budget of $BUDGET_WARM s (30 minutes)"
+		fi
+		[ "$over" = 0 ] || echo "check: WARNING: $over stage(s) over their share of the budget (ci/stages.tsv)"
+	} | tee "$dir/budget.txt"
+	{
+		echo "seconds=$total"
+		echo "ccache_hit_pct=$pct"
+		echo "stages=$(cut -f1 "$summary" | paste -sd' ' -)"
+	} >> "$dir/run.env"
 	p=$(grep -c '^PASS' "$dir/results.tsv" || true)
 	f=$(grep -c '^FAIL' "$dir/results.tsv" || true)
 	s=$(grep -c '^SKIP' "$dir/results.tsv" || true)
@@ -52,13 +138,25 @@ finish() {
 	echo "$p passed, $f failed, $s skipped" | tee "$dir/final"
 	[ "$f" = 0 ]
 }
-: > "$dir/results.tsv"
 
+# Every stage named must be in ci/stages.tsv with a share, and the ci
+# tier's shares must fit the budget: the table is the plan.
+for st in $STAGES; do
+	[ -n "$(stage_field "$st" 2)" ] || die "unknown stage $st (stages: $tier_stages; list: ci/stages.tsv)"
+done
+read -r cold warm < <(awk -F'\t' '!/^#/ && $2 == "ci" { c += $3; w += $4 } END { print c + 0, w + 0 }' "$STAGE_LIST")
+if [ "$cold" -gt "$BUDGET_COLD" ] || [ "$warm" -gt "$BUDGET_WARM" ]; then
+	die "ci/stages.tsv: the ci tier's shares add up to ${cold} s cold and ${warm} s warm, over the budget ($BUDGET_COLD, $BUDGET_WARM)"
+fi
+
+c_start=$(ccache_counts)
 # Prerequisites: without them nothing else can run.
 if ! run_stage deps - bash "$TOP/ci/deps.sh" || ! run_stage tree - bash "$TOP/ci/tree.sh"; then
 	finish
 	exit 1
 fi
+# deps may have installed ccache: count from here.
+[ "$c_start" != '0 0' ] || c_start=$(ccache_counts)
 
 for st in $STAGES; do
 	case $st in
@@ -79,7 +177,14 @@ for st in $STAGES; do
 		rm -f "$OUT/kunit/$rest/results.tsv"
 		run_stage "$st" "$OUT/kunit/$rest/results.tsv" env ARCH="$a" VARIANT="$v" REV='' bash "$TOP/ci/kunit.sh" || true
 		;;
-	*) die "unknown stage $st (stages: $ALL_STAGES)" ;;
+	*) die "stage $st is in ci/stages.tsv but ci/check.sh cannot run it" ;;
 	esac
 done
-finish
+rc=0
+finish || rc=$?
+if [ "$TIER" = full ] && [ -z "$STAGES_GIVEN" ] && [ "$rc" = 0 ]; then
+	# The cover letter quotes the last complete, green full run (make
+	# export carries it into patches/).
+	bash "$TOP/ci/cover-testing.sh" "$dir" || rc=1
+fi
+exit "$rc"

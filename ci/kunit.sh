@@ -12,11 +12,16 @@
 #   KUNIT_FILTER          suite glob to run
 #   KUNIT_NO_BUILD=1      run the existing build
 #   KUNIT_NO_RUN=1        build only
+#   KUNIT_CONFIG_ONLY=1   only write the configuration (kunit.py config)
 #   KUNIT_PRESENT_SUITES=1  expect only the manifest entries of suites the run
 #                         has and of cases the source registers (per-patch
 #                         runs, before a suite or a case exists)
 #   KUNIT_ACCEL=tcg       never KVM (-icount needs TCG)
 #   KUNIT_KERNEL_ARGS, KUNIT_QEMU_ARGS, KUNIT_TIMEOUT
+#
+# The benchmark suite (iov_iter_bench) is in every kernel: it runs at smoke
+# size (BENCH_SMOKE_ARGS) unless KUNIT_KERNEL_ARGS sets its own sizes (make
+# bench), and every case that passes must print a well-formed line.
 #   RUN_NAME              output directory name under out/kunit/
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -61,6 +66,21 @@ for f in "$TOP"/kunit/*.kunitconfig "$TOP/configs/$ARCH.config" ${VARIANT:+"$TOP
 	[ -f "$f" ] || { [ "$f" = "$TOP/configs/$ARCH.config" ] && continue; die "missing config fragment $f"; }
 	cfgs+=(--kunitconfig="$f")
 done
+if [ -n "${KUNIT_PRESENT_SUITES:-}" ]; then
+	# An earlier patch lacks some of the series' Kconfig symbols (the
+	# benchmarks come with patch 3): kunit.py would refuse a fragment that
+	# asks for them, so drop the lines of symbols this tree does not define.
+	defined=$outd/kconfig-symbols
+	git -C "$src" grep -h -E '^[[:space:]]*(menu)?config [A-Z0-9_]+' -- '*Kconfig*' |
+		awk '{print $2}' | sort -u > "$defined"
+	for i in "${!cfgs[@]}"; do
+		f=${cfgs[$i]#--kunitconfig=}
+		awk -v d="$defined" 'BEGIN { while ((getline s < d) > 0) have[s] = 1 }
+			/^CONFIG_[A-Z0-9_]+=/ { s = $0; sub(/^CONFIG_/, "", s); sub(/=.*/, "", s); if (!(s in have)) next }
+			{ print }' "$f" > "$outd/fragment-$i.kunitconfig"
+		cfgs[i]=--kunitconfig=$outd/fragment-$i.kunitconfig
+	done
+fi
 [ ${#cfgs[@]} -gt 0 ] || die "no kunitconfig in $TOP/kunit"
 
 if command -v ccache >/dev/null; then
@@ -75,7 +95,16 @@ kunit=(python3 "$src/tools/testing/kunit/kunit.py")
 
 # --- Build ---------------------------------------------------------------------
 start=$(date +%s)
-if [ "${KUNIT_NO_BUILD:-0}" = 1 ]; then
+if [ "${KUNIT_CONFIG_ONLY:-0}" = 1 ]; then
+	# Only the configuration (other scripts build a few objects with it).
+	if ! (cd "$src" && "${kunit[@]}" config "${kargs[@]}" "${cfgs[@]}" \
+		--make_options "CC=$cc") >"$outd/build.log" 2>&1; then
+		tail -n 40 "$outd/build.log" >&2
+		die "kunit config for $name failed (log: ${outd#"$TOP"/}/build.log)" "$repro"
+	fi
+	cp "$bdir/.config" "$outd/config"
+	exit 0
+elif [ "${KUNIT_NO_BUILD:-0}" = 1 ]; then
 	[ -f "$bdir/.config" ] || die "KUNIT_NO_BUILD=1 but $bdir has no build" "$repro"
 else
 	log "building $name in ${bdir#"$TOP"/} (CC='$cc')"
@@ -104,7 +133,9 @@ if [ "$ARCH" != um ]; then
 	fi
 fi
 xargs_+=(${KUNIT_QEMU_ARGS:+--qemu_args="$KUNIT_QEMU_ARGS"})
-for a in ${KUNIT_KERNEL_ARGS:-}; do xargs_+=(--kernel_args="$a"); done
+# Later arguments win: KUNIT_KERNEL_ARGS overrides the smoke sizes.
+BENCH_SMOKE_ARGS=${BENCH_SMOKE_ARGS-kunit_iov_iter.bench_mib=1 kunit_iov_iter.bench_samples=2}
+for a in $BENCH_SMOKE_ARGS ${KUNIT_KERNEL_ARGS:-}; do xargs_+=(--kernel_args="$a"); done
 log "running $name ($accel)"
 start=$(date +%s)
 set +e
@@ -118,7 +149,7 @@ log "ran $name in $(($(date +%s) - start)) s (kunit.py exit $krc)"
 
 # --- Judge ---------------------------------------------------------------------
 manifests=()
-for m in "$TOP/kunit/expected-tests" "$TOP/kunit/expected-tests.$ARCH" \
+for m in "$TOP/kunit/expected-tests" "$TOP/kunit/expected-tests.bench" "$TOP/kunit/expected-tests.$ARCH" \
 	${VARIANT:+"$TOP/kunit/expected-tests.$VARIANT"}; do
 	[ -f "$m" ] && manifests+=(--manifest="$m")
 done
@@ -133,6 +164,11 @@ python3 "$TOP/ci/ktap_check.py" "$outd/raw.log" --kunit-dir="$src/tools/testing/
 	${cases:+--source-cases="$cases"} \
 	--denylist="$TOP/ci/splat-denylist" --allowlist="$TOP/ci/splat-allowlist" \
 	--label="$name:" --results="$outd/results.tsv" || rc=1
+if grep -qE '(^|[[:space:]])(not )?ok [0-9]+ bench_' "$outd/raw.log" &&
+	! python3 "$TOP/ci/bench_report.py" --lines="$outd/raw.log" --label="$name:" \
+		--results="$outd/results.tsv"; then
+	rc=1
+fi
 if [ "$krc" != 0 ] && [ "$rc" = 0 ]; then
 	printf 'FAIL\t%s:kunit.py\n' "$name" >> "$outd/results.tsv"
 	rc=1

@@ -54,7 +54,7 @@ patch_worktree() {
 	fi
 	if [ ! -f "$bdir/.config" ]; then
 		[ -f "$TOP/build/kunit/x86_64/.config" ] ||
-			ARCH=x86_64 KUNIT_NO_RUN=1 bash "$TOP/ci/kunit.sh" >/dev/null
+			ARCH=x86_64 KUNIT_CONFIG_ONLY=1 bash "$TOP/ci/kunit.sh" >/dev/null
 		cp "$TOP/build/kunit/x86_64/.config" "$bdir/.config"
 	fi
 }

@@ -11,7 +11,8 @@
 #               (lib/iov_iter.o, net/core/{datagram,skbuff}.o, the KUnit
 #               files) built for UML and i386 HIGHMEM with their KUnit
 #               configurations: a patch must build on each.
-# With PATCHCHECK_KUNIT=1 the KUnit suite also runs at every patch (x86_64).
+# With PATCHCHECK_KUNIT=1 the KUnit suite also runs (x86_64) at every patch
+# that changes a compiled file, Kconfig or Makefile.
 # PATCHCHECK_FROM=<rev> checks only the patches after <rev>.
 # Results: out/patchcheck/results.tsv and one log per patch and check.
 set -euo pipefail
@@ -77,7 +78,7 @@ xbuild() {
 	local arch=$1 b=$TOP/build/patchcheck/kunit/$1 f objs=()
 	if [ ! -f "$b/.config" ]; then
 		[ -f "$TOP/build/kunit/$arch/.config" ] ||
-			ARCH=$arch KUNIT_NO_RUN=1 bash "$TOP/ci/kunit.sh" >/dev/null
+			ARCH=$arch KUNIT_CONFIG_ONLY=1 bash "$TOP/ci/kunit.sh" >/dev/null
 		mkdir -p "$b"
 		cp "$TOP/build/kunit/$arch/.config" "$b/.config"
 	fi
@@ -163,9 +164,16 @@ for c in $(tgit rev-list --reverse base..HEAD); do
 		fi
 	fi
 
-	# KUnit at this patch
+	# KUnit at this patch, where it changes what is compiled (a patch of
+	# documentation alone cannot change a result).  The tip is tested in
+	# the tip's own build directory, which kunit-x86_64 reuses, rather
+	# than rebuilt in build/rev.
 	if [ "${PATCHCHECK_KUNIT:-0}" = 1 ]; then
-		if REV=$c ARCH=x86_64 VARIANT='' RUN_NAME=patch$tag KUNIT_PRESENT_SUITES=1 \
+		if ! grep -qE '\.(c|h|S)$|(^|/)(Kconfig[^/]*|Makefile|Kbuild)$' <<<"$files"; then
+			printf 'SKIP\tpatch%s:kunit-x86_64\n' "$tag" >> "$res/results.tsv"
+			echo "SKIP patch$tag:kunit-x86_64: no compiled file changed"
+		elif REV=$([ "$c" = "$(tgit rev-parse HEAD)" ] || echo "$c") ARCH=x86_64 VARIANT='' \
+			RUN_NAME=patch$tag KUNIT_PRESENT_SUITES=1 \
 			bash "$TOP/ci/kunit.sh" > "$res/$tag.kunit" 2>&1; then
 			result PASS "patch$tag:kunit-x86_64"
 		else
