@@ -8,7 +8,7 @@ export ARCH VARIANT REV KERNEL_SRC FORCE PATCHCHECK_KUNIT PATCHCHECK_FROM MBOX_C
 
 help:
 	@echo 'make check    what CI runs: lint, self-tests, per-patch checks, KUnit matrix (with the benchmarks at smoke size), mutants'
-	@echo 'make check-full  every stage: make check plus the full tier of ci/stages.tsv (bench-smoke); quotes itself in the cover letter'
+	@echo 'make check-full  every stage: make check plus the full tier of ci/stages.tsv (kunit-i386, bench-smoke); quotes itself in the cover letter'
 	@echo 'make bench    benchmark base vs series'
 	@echo 'make deps     install what is missing (Debian 12, as root)'
 	@echo 'make tree     build/linux = base + patches/series   [KERNEL_SRC=dir] [FORCE=1]'

@@ -140,8 +140,9 @@ for c in $(tgit rev-list --reverse base..HEAD); do
 	# The other architectures: does it build?
 	git -C "$wt" checkout -q -f --detach "$c"
 	for arch in um i386; do
+		t=$(date +%s)
 		if xbuild "$arch" > "$res/$tag.build-$arch" 2>&1; then
-			result PASS "patch$tag:build-$arch"
+			result PASS "patch$tag:build-$arch" "$(($(date +%s) - t)) s"
 		else
 			result FAIL "patch$tag:build-$arch" "$(grep -m1 -E 'error' "$res/$tag.build-$arch" || echo "see out/patchcheck/$tag.build-$arch")"
 			fail=1
@@ -172,10 +173,10 @@ for c in $(tgit rev-list --reverse base..HEAD); do
 		if ! grep -qE '\.(c|h|S)$|(^|/)(Kconfig[^/]*|Makefile|Kbuild)$' <<<"$files"; then
 			printf 'SKIP\tpatch%s:kunit-x86_64\n' "$tag" >> "$res/results.tsv"
 			echo "SKIP patch$tag:kunit-x86_64: no compiled file changed"
-		elif REV=$([ "$c" = "$(tgit rev-parse HEAD)" ] || echo "$c") ARCH=x86_64 VARIANT='' \
-			RUN_NAME=patch$tag KUNIT_PRESENT_SUITES=1 \
+		elif t=$(date +%s) && REV=$([ "$c" = "$(tgit rev-parse HEAD)" ] || echo "$c") \
+			ARCH=x86_64 VARIANT='' RUN_NAME=patch$tag KUNIT_PRESENT_SUITES=1 \
 			bash "$TOP/ci/kunit.sh" > "$res/$tag.kunit" 2>&1; then
-			result PASS "patch$tag:kunit-x86_64"
+			result PASS "patch$tag:kunit-x86_64" "built and ran in $(($(date +%s) - t)) s"
 		else
 			result FAIL "patch$tag:kunit-x86_64" "see out/patchcheck/$tag.kunit"
 			fail=1
