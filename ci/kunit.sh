@@ -18,11 +18,13 @@
 #                         runs, before a suite or a case exists)
 #   KUNIT_ACCEL=tcg       never KVM (-icount needs TCG)
 #   KUNIT_KERNEL_ARGS, KUNIT_QEMU_ARGS, KUNIT_TIMEOUT
+#   RUN_NAME              output directory name under out/kunit/
+#   BENCH_SMOKE_ARGS      kernel arguments given before KUNIT_KERNEL_ARGS
+#                         (default: the benchmarks at 1 MiB x 2 samples)
 #
 # The benchmark suite (iov_iter_bench) is in every kernel: it runs at smoke
-# size (BENCH_SMOKE_ARGS) unless KUNIT_KERNEL_ARGS sets its own sizes (make
-# bench), and every case that passes must print a well-formed line.
-#   RUN_NAME              output directory name under out/kunit/
+# size unless KUNIT_KERNEL_ARGS sets its own sizes (make bench), and every
+# case that passes must print a well-formed line.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
