@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# make kunit ARCH=x86_64|um|i386 [VARIANT=<name>] [REV=<commit>]
+# make kunit ARCH=x86_64|um|i386|arm64|s390 [VARIANT=<name>] [REV=<commit>]
 #
 # Build the tip of build/linux (or REV) with kunit.py from the kunitconfigs
 # in kunit/ and the fragments in configs/, run it (QEMU for x86_64/i386,
-# KVM only where a probe boot works, else TCG), keep the raw console log
+# KVM only where a probe boot works, else TCG; arm64 and s390 (big-endian)
+# cross-built with Debian's gcc-<arch>-linux-gnu and run under TCG with
+# kunit.py's own QEMU configuration), keep the raw console log
 # and kunit.py's JSON under out/kunit/<name>/ (or out/kunit/$RUN_NAME/),
 # and judge the run with ci/ktap_check.py (failed or crashed tests, missing
 # tests, kernel splats).
@@ -34,9 +36,12 @@ REV=${REV:-}
 name=$ARCH${VARIANT:+-$VARIANT}
 repro="make kunit ARCH=$ARCH${VARIANT:+ VARIANT=$VARIANT}${REV:+ REV=$REV}"
 
+cross=
 case $ARCH in
 x86_64|i386|um) ;;
-*) die "unsupported ARCH=$ARCH (x86_64, i386 or um)" ;;
+arm64) cross=aarch64-linux-gnu- ;;
+s390) cross=s390x-linux-gnu- ;;
+*) die "unsupported ARCH=$ARCH (x86_64, i386, um, arm64 or s390)" ;;
 esac
 [ -d "$TREE/.git" ] || die "$TREE does not exist" "make tree"
 
@@ -62,7 +67,7 @@ outd=$OUT/kunit/${RUN_NAME:-$name}
 rm -rf "$outd"
 mkdir -p "$outd" "$bdir"
 
-kargs=(--arch="$ARCH" --build_dir="$bdir")
+kargs=(--arch="$ARCH" --build_dir="$bdir" ${cross:+--cross_compile="$cross"})
 cfgs=()
 for f in "$TOP"/kunit/*.kunitconfig "$TOP/configs/$ARCH.config" ${VARIANT:+"$TOP/configs/$VARIANT.config"}; do
 	[ -f "$f" ] || { [ "$f" = "$TOP/configs/$ARCH.config" ] && continue; die "missing config fragment $f"; }
@@ -89,9 +94,9 @@ if command -v ccache >/dev/null; then
 	# Paths under the checkout are hashed relative to it, so a fresh clone
 	# (CI) hits the cache that an earlier clone filled.
 	export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1
-	cc="ccache gcc"
+	cc="ccache ${cross}gcc"
 else
-	cc=gcc
+	cc=${cross}gcc
 fi
 kunit=(python3 "$src/tools/testing/kunit/kunit.py")
 
@@ -127,8 +132,8 @@ if [ "$ARCH" != um ]; then
 	accel=tcg
 	qemu=qemu-system-$ARCH
 	# KUNIT_ACCEL=tcg forces TCG (-icount needs it); otherwise KVM is used
-	# when a probe boot works.
-	if [ "${KUNIT_ACCEL:-auto}" != tcg ] &&
+	# when a probe boot works (never for a cross-built kernel).
+	if [ "${KUNIT_ACCEL:-auto}" != tcg ] && [ -z "$cross" ] &&
 	   "$TOP/ci/kvm-probe.sh" "$qemu" "$bdir/arch/x86/boot/bzImage"; then
 		accel=kvm
 		xargs_+=(--qemu_args="-accel kvm")

@@ -7,10 +7,12 @@
 #               sparse (C=2), before and after the patch: new diagnostics fail;
 #   kernel-doc  scripts/kernel-doc -none on the touched .c/.h files: new
 #               warnings fail;
-#   build-um, build-i386  the touched .c files and the series' own objects
-#               (lib/iov_iter.o, net/core/{datagram,skbuff}.o, the KUnit
-#               files) built for UML and i386 HIGHMEM with their KUnit
-#               configurations: a patch must build on each.
+#   build-um, build-i386, build-arm64  the touched .c files and the
+#               series' own objects (lib/iov_iter.o,
+#               net/core/{datagram,skbuff}.o, the KUnit files) built for
+#               UML, i386 HIGHMEM and arm64 (cross, Debian's
+#               gcc-aarch64-linux-gnu) with their KUnit configurations: a
+#               patch must build on each.
 # With PATCHCHECK_KUNIT=1 the KUnit suite also runs (x86_64) at every patch
 # that changes a compiled file, Kconfig or Makefile.
 # PATCHCHECK_FROM=<rev> checks only the patches after <rev>.
@@ -86,7 +88,10 @@ xbuild() {
 		lib/kunit_iov_iter.c lib/kunit_iov_iter_net.c; do
 		[ -f "$wt/$f" ] && objs+=("${f%.c}.o")
 	done
-	local xmake=(make -s -C "$wt" O="$b" ARCH="$arch" "CC=ccache gcc" -j"$(nproc)")
+	local cross=
+	[ "$arch" != arm64 ] || cross=aarch64-linux-gnu-
+	local xmake=(make -s -C "$wt" O="$b" ARCH="$arch" ${cross:+CROSS_COMPILE=$cross}
+		"CC=ccache ${cross}gcc" -j"$(nproc)")
 	mapfile -t objs < <(printf '%s\n' "${objs[@]}" | sort -u)
 	"${xmake[@]}" olddefconfig
 	"${xmake[@]}" "${objs[@]}"
@@ -139,7 +144,7 @@ for c in $(tgit rev-list --reverse base..HEAD); do
 
 	# The other architectures: does it build?
 	git -C "$wt" checkout -q -f --detach "$c"
-	for arch in um i386; do
+	for arch in um i386 arm64; do
 		t=$(date +%s)
 		if xbuild "$arch" > "$res/$tag.build-$arch" 2>&1; then
 			result PASS "patch$tag:build-$arch" "$(($(date +%s) - t)) s"
