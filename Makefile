@@ -7,17 +7,17 @@ export ARCH VARIANT REV KERNEL_SRC FORCE PATCHCHECK_KUNIT PATCHCHECK_FROM MBOX_C
 .PHONY: help deps tree export lint kunit selftest mutants patchcheck sizes mbox range-diff post notes docs check check-full bench
 
 help:
-	@echo 'make check    what CI runs: lint, self-tests, per-patch checks, KUnit matrix (with the benchmarks at smoke size), mutants'
-	@echo 'make check-full  every stage: make check plus the full tier of ci/stages.tsv (kunit-i386, bench-smoke); quotes itself in the cover letter'
+	@echo 'make check    what CI runs: lint, self-tests, per-patch checks (um/i386/arm64 builds), KUnit on x86_64, arm64, KASAN and i386 kmap-force (with the benchmarks at smoke size)'
+	@echo 'make check-full  every stage: make check plus the full tier of ci/stages.tsv (um, mutants, i386, s390, bench-smoke); quotes itself in the cover letter'
 	@echo 'make bench    benchmark base vs series'
 	@echo 'make deps     install what is missing (Debian 12, as root)'
 	@echo 'make tree     build/linux = base + patches/series   [KERNEL_SRC=dir] [FORCE=1]'
 	@echo 'make export   regenerate patches/ from build/linux'
 	@echo 'make lint     patches/ consistency (series <-> files <-> build/linux)'
-	@echo 'make kunit    one KUnit run   ARCH=x86_64|um|i386 [VARIANT=name] [REV=commit]'
+	@echo 'make kunit    one KUnit run   ARCH=x86_64|um|i386|arm64|s390 [VARIANT=name] [REV=commit]'
 	@echo 'make selftest self-tests of the ci/ glue'
 	@echo 'make mutants  prove the KUnit suite catches deliberate bugs (ci/mutations)'
-	@echo 'make patchcheck  per patch: checkpatch, W=1 + sparse and kernel-doc deltas, um/i386 builds [PATCHCHECK_KUNIT=1]'
+	@echo 'make patchcheck  per patch: checkpatch, W=1 + sparse and kernel-doc deltas, um/i386/arm64 builds [PATCHCHECK_KUNIT=1]'
 	@echo 'make sizes    bloat-o-meter per patch into the cover letter   [COVER_CHECK=1: only check it]'
 	@echo 'make mbox     out/mbox/iov_iter-6.1.y-vN.mbx   [MBOX_CHECK=1: b4 am round trip]'
 	@echo 'make range-diff  patches/range-diff-v<N-1>-v<N>.txt against the tag series-v<N-1>'
