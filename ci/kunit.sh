@@ -36,13 +36,7 @@ REV=${REV:-}
 name=$ARCH${VARIANT:+-$VARIANT}
 repro="make kunit ARCH=$ARCH${VARIANT:+ VARIANT=$VARIANT}${REV:+ REV=$REV}"
 
-cross=
-case $ARCH in
-x86_64|i386|um) ;;
-arm64) cross=aarch64-linux-gnu- ;;
-s390) cross=s390x-linux-gnu- ;;
-*) die "unsupported ARCH=$ARCH (x86_64, i386, um, arm64 or s390)" ;;
-esac
+cross=$(cross_prefix "$ARCH") || die "unsupported ARCH=$ARCH (x86_64, i386, um, arm64 or s390)"
 [ -d "$TREE/.git" ] || die "$TREE does not exist" "make tree"
 
 # --- Source: the work tree's tip, or a persistent worktree at REV -------------

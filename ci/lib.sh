@@ -24,6 +24,18 @@ die() {
 	exit 1
 }
 
+# cross_prefix ARCH: the CROSS_COMPILE prefix of Debian's cross compiler
+# for a kernel ARCH this host cannot build natively (empty for x86_64,
+# i386 and um); fails for an ARCH the project does not build.
+cross_prefix() {
+	case $1 in
+	x86_64|i386|um) echo ;;
+	arm64) echo aarch64-linux-gnu- ;;
+	s390) echo s390x-linux-gnu- ;;
+	*) return 1 ;;
+	esac
+}
+
 # The git used on the kernel work tree: never let the user's hooks or
 # configuration change the bytes of what we generate.
 tgit() { git -C "$TREE" -c core.hooksPath=/dev/null -c core.autocrlf=false "$@"; }

@@ -88,8 +88,8 @@ xbuild() {
 		lib/kunit_iov_iter.c lib/kunit_iov_iter_net.c; do
 		[ -f "$wt/$f" ] && objs+=("${f%.c}.o")
 	done
-	local cross=
-	[ "$arch" != arm64 ] || cross=aarch64-linux-gnu-
+	local cross
+	cross=$(cross_prefix "$arch")
 	local xmake=(make -s -C "$wt" O="$b" ARCH="$arch" ${cross:+CROSS_COMPILE=$cross}
 		"CC=ccache ${cross}gcc" -j"$(nproc)")
 	mapfile -t objs < <(printf '%s\n' "${objs[@]}" | sort -u)
