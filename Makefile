@@ -4,7 +4,7 @@
 ARCH ?= x86_64
 export ARCH VARIANT REV KERNEL_SRC FORCE PATCHCHECK_KUNIT PATCHCHECK_FROM MBOX_CHECK COVER_CHECK NOTES_CHECK STAGES TIER
 
-.PHONY: help deps tree export lint kunit selftest mutants patchcheck sizes mbox range-diff post notes docs check check-full bench
+.PHONY: help deps tree export lint kunit selftest mutants patchcheck sizes abi mbox range-diff post notes docs check check-full bench
 
 help:
 	@echo 'make check    what CI runs: lint, self-tests, per-patch checks (um/i386/arm64 builds), KUnit on x86_64, arm64, KASAN and i386 kmap-force (with the benchmarks at smoke size)'
@@ -19,6 +19,7 @@ help:
 	@echo 'make mutants  prove the KUnit suite catches deliberate bugs (ci/mutations)'
 	@echo 'make patchcheck  per patch: checkpatch, W=1 + sparse and kernel-doc deltas, um/i386/arm64 builds [PATCHCHECK_KUNIT=1]'
 	@echo 'make sizes    bloat-o-meter per patch into the cover letter   [COVER_CHECK=1: only check it]'
+	@echo 'make abi      module ABI (abidiff, arm64) per patch; the prefix must keep it   [COVER_CHECK=1]'
 	@echo 'make mbox     out/mbox/iov_iter-6.1.y-vN.mbx   [MBOX_CHECK=1: b4 am round trip]'
 	@echo 'make range-diff  patches/range-diff-v<N-1>-v<N>.txt against the tag series-v<N-1>'
 	@echo 'make post     after mailing: tag series-vN, bump patches/VERSION'
@@ -51,6 +52,9 @@ patchcheck: deps
 
 sizes: deps
 	@bash ci/sizes.sh
+
+abi: deps
+	@bash ci/abi.sh
 
 mbox: deps
 	@bash ci/mbox.sh

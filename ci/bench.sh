@@ -34,8 +34,8 @@ progress() { printf '[bench %4ss] %s\n' "$(($(date +%s) - t0))" "$*"; }
 bash "$TOP/ci/deps.sh"
 bash "$TOP/ci/tree.sh" >/dev/null
 
-base_rev=$(tgit log --format=%H -S'config TEST_IOV_ITER_BENCH' base..HEAD -- lib/Kconfig.debug | tail -n1)
-[ -n "$base_rev" ] || die "no commit in base..HEAD adds CONFIG_TEST_IOV_ITER_BENCH: the benchmark patch is missing"
+base_rev=$(tgit log --format=%H -S'config IOV_ITER_BENCH_KUNIT_TEST' base..HEAD -- lib/Kconfig.debug | tail -n1)
+[ -n "$base_rev" ] || die "no commit in base..HEAD adds CONFIG_IOV_ITER_BENCH_KUNIT_TEST: the benchmark patch is missing"
 tip=$(tgit rev-parse HEAD)
 rm -rf "$dest"
 mkdir -p "$dest"
@@ -86,7 +86,7 @@ if [ "$SMOKE" != 1 ]; then
 fi
 
 # Code size of the step-variant walkers of the series kernel (bench_iter_*).
-nm -S "$TOP/build/kunit/x86_64/lib/kunit_iov_iter.o" > "$dest/nm.txt"
+nm -S "$TOP/build/kunit/x86_64/lib/iov_iter_kunit.o" > "$dest/nm.txt"
 
 # --- Run, interleaved ------------------------------------------------------------------
 declare -A MIB SAMPLES
@@ -108,7 +108,7 @@ for mode in "${modes[@]}"; do
 			run=$mode-$k-$i
 			progress "$mode ($arch): $k kernel, boot $i of $BOOTS, $samples x $mib MiB per case"
 			kunit "$arch" "$k" "bench-$run" KUNIT_NO_BUILD=1 \
-				"KUNIT_KERNEL_ARGS=kunit_iov_iter.bench_mib=$mib kunit_iov_iter.bench_samples=$samples" \
+				"KUNIT_KERNEL_ARGS=iov_iter_kunit.bench_mib=$mib iov_iter_kunit.bench_samples=$samples" \
 				"${extra[@]}"
 			printf '%s\t%s\t%s\t%s\n' "$mode" "$k" "$i" "$OUT/kunit/bench-$run/raw.log" >> "$dest/runs.tsv"
 		done

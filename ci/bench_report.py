@@ -284,7 +284,7 @@ def main():
     ap.add_argument('--table-from', metavar='RESULTS_JSON',
                     help='only print the text table of a results.json')
     ap.add_argument('--mode', help='with --table-from: only this mode')
-    ap.add_argument('--sizes', help='nm -S output of the series kernel\'s lib/kunit_iov_iter.o')
+    ap.add_argument('--sizes', help='nm -S output of the series kernel\'s lib/iov_iter_kunit.o')
     ap.add_argument('--out', help='directory for results.json, table.txt, table.md')
     ap.add_argument('--png', help='write the chart here')
     ap.add_argument('--smoke', action='store_true',

@@ -13,6 +13,7 @@ PKGS=(
 	"qemu-system-misc:qemu-system-s390x"
 	"gcc-aarch64-linux-gnu:aarch64-linux-gnu-gcc"
 	"gcc-s390x-linux-gnu:s390x-linux-gnu-gcc"
+	"abigail-tools:abidiff"
 	"sparse:sparse"
 	"ccache:ccache"
 	"shellcheck:shellcheck"

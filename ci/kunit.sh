@@ -135,7 +135,7 @@ if [ "$ARCH" != um ]; then
 fi
 xargs_+=(${KUNIT_QEMU_ARGS:+--qemu_args="$KUNIT_QEMU_ARGS"})
 # Later arguments win: KUNIT_KERNEL_ARGS overrides the smoke sizes.
-BENCH_SMOKE_ARGS=${BENCH_SMOKE_ARGS-kunit_iov_iter.bench_mib=1 kunit_iov_iter.bench_samples=2}
+BENCH_SMOKE_ARGS=${BENCH_SMOKE_ARGS-iov_iter_kunit.bench_mib=1 iov_iter_kunit.bench_samples=2}
 for a in $BENCH_SMOKE_ARGS ${KUNIT_KERNEL_ARGS:-}; do xargs_+=(--kernel_args="$a"); done
 log "running $name ($accel)"
 start=$(date +%s)
@@ -156,7 +156,9 @@ for m in "$TOP/kunit/expected-tests" "$TOP/kunit/expected-tests.bench" "$TOP/kun
 done
 cases=
 if [ -n "${KUNIT_PRESENT_SUITES:-}" ]; then
-	cases=$(find "$src/lib" -maxdepth 1 -name 'kunit_iov_iter*.c' | sort | paste -sd, -)
+	for f in "$src"/lib/iov_iter_kunit.c "$src"/net/core/iov_iter_net_kunit.c; do
+		[ -f "$f" ] && cases=${cases:+$cases,}$f
+	done
 fi
 rc=0
 python3 "$TOP/ci/ktap_check.py" "$outd/raw.log" --kunit-dir="$src/tools/testing/kunit" \

@@ -72,9 +72,9 @@ patch_worktree() {
 }
 
 # benchcfg WT BDIR: the patchcheck configuration also builds the benchmark
-# code (CONFIG_TEST_IOV_ITER_BENCH, default n), so that W=1 and sparse see
+# code (CONFIG_IOV_ITER_BENCH_KUNIT_TEST, default n), so that W=1 and sparse see
 # it.  Re-enabled at every commit: olddefconfig drops the symbol at commits
 # that do not have it yet.
 benchcfg() {
-	"$1/scripts/config" --file "$2/.config" --enable TEST_IOV_ITER_BENCH
+	"$1/scripts/config" --file "$2/.config" --enable IOV_ITER_BENCH_KUNIT_TEST
 }

@@ -85,7 +85,7 @@ xbuild() {
 		cp "$TOP/build/kunit/$arch/.config" "$b/.config"
 	fi
 	for f in $cfiles lib/iov_iter.c net/core/datagram.c net/core/skbuff.c \
-		lib/kunit_iov_iter.c lib/kunit_iov_iter_net.c; do
+		lib/iov_iter_kunit.c net/core/iov_iter_net_kunit.c; do
 		[ -f "$wt/$f" ] && objs+=("${f%.c}.o")
 	done
 	local cross

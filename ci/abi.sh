@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# make abi: the module ABI of every patch of base..HEAD of build/linux, with
+# libabigail, on arm64 (the arch of Android's GKI and most 6.1 vendors).
+#
+# At every commit it builds, with DWARF, the objects that export the
+# functions the series touches (lib/iov_iter.o, net/core/datagram.o,
+# net/core/skbuff.o) and ci/abi-probe.c (the types modules compile in
+# through inline helpers), links them with ld -r, and describes the result
+# with abidw.  The ABI is the base's exports of those objects plus the
+# probe's variables; abidiff compares each patch with its parent and the
+# end of the KMI-neutral prefix with the base.  The exports themselves are
+# compared too (a symbol can stay global and lose its export).
+#
+# ci/abi-tail lists the patches allowed to change the ABI, with reasons:
+# they must be the last ones of the series.  Any other patch that changes
+# it, or a listed one out of place, fails.  Results: out/abi/table.txt (the
+# cover letter's table), out/abi/<n>.abidiff, out/abi/results.tsv.
+# COVER_CHECK=1 checks the cover letter's table instead of rewriting it.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+arch=arm64
+res=$OUT/abi
+wt=$TOP/build/abi/linux
+bdir=$TOP/build/abi/$arch
+objs=(lib/iov_iter.o net/core/datagram.o net/core/skbuff.o)
+[ -d "$TREE/.git" ] || die "$TREE does not exist" "make tree"
+command -v abidiff >/dev/null || die "abidiff is missing" "make deps"
+rm -rf "$res"
+mkdir -p "$res" "$bdir" "$TOP/build/abi/cache"
+export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1
+cross=$(cross_prefix "$arch")
+kmake=(make -s -C "$wt" O="$bdir" ARCH="$arch" ${cross:+CROSS_COMPILE=$cross}
+	"CC=ccache ${cross}gcc" -j"$(nproc)")
+if [ ! -f "$bdir/.config" ]; then
+	[ -f "$TOP/build/kunit/$arch/.config" ] ||
+		ARCH=$arch KUNIT_CONFIG_ONLY=1 bash "$TOP/ci/kunit.sh" >/dev/null
+	cp "$TOP/build/kunit/$arch/.config" "$bdir/.config"
+fi
+patch_worktree "$wt" "$bdir"
+
+# abi_at REV: out/abi/<rev>.o (the linked objects) and <rev>.exports; the
+# abidw description is cached by the object's content.
+abi_at() {
+	local rev=$1 cmd o
+	git -C "$wt" checkout -q -f --detach "$rev"
+	"$wt/scripts/config" --file "$bdir/.config" --disable DEBUG_INFO_NONE \
+		--enable DEBUG_INFO --enable DEBUG_INFO_DWARF4 --disable DEBUG_INFO_BTF \
+		--disable DEBUG_INFO_REDUCED --disable DEBUG_INFO_SPLIT
+	"${kmake[@]}" olddefconfig >/dev/null
+	"${kmake[@]}" "${objs[@]}" >"$res/build-$rev.log" 2>&1 ||
+		die "the objects do not build at $rev (see $res/build-$rev.log)" \
+			"git -C $wt checkout $rev && ${kmake[*]} ${objs[*]}"
+	# The probe gets exactly lib/iov_iter.o's command line.
+	cmd=$(sed -n 's/^\(saved\)\{0,1\}cmd_lib\/iov_iter\.o := //p' "$bdir/lib/.iov_iter.o.cmd")
+	[ -n "$cmd" ] || die "no command line in $bdir/lib/.iov_iter.o.cmd"
+	cmd=$(printf '%s\n' "$cmd" | sed -E "s#-Wp,-MMD,[^ ]+##; s#-o lib/iov_iter\.o#-o $res/probe.o#; s#[^ ]*lib/iov_iter\.c\$#$TOP/ci/abi-probe.c#")
+	(cd "$bdir" && eval "${cmd/ccache /}") >"$res/probe-$rev.log" 2>&1 ||
+		die "ci/abi-probe.c does not build at $rev (see $res/probe-$rev.log)"
+	o=$res/$rev.o
+	"${cross}ld" -r -o "$o" "${objs[@]/#/$bdir/}" "$res/probe.o"
+	"${cross}nm" "$o" | sed -n 's/^.* __ksymtab_//p' | sort -u > "$res/$rev.exports"
+	local key
+	key=$TOP/build/abi/cache/$(sha256sum "$o" | cut -c1-32).abi
+	[ -f "$key" ] || abidw --no-show-locs --out-file "$key" "$o"
+	cp "$key" "$res/$rev.abi"
+}
+
+mapfile -t revs < <(tgit rev-list --reverse base..HEAD)
+[ ${#revs[@]} -gt 0 ] || die "no patches in base..HEAD"
+base=$(tgit rev-parse base)
+mapfile -t tail_subjects < <(sed -e '/^#/d' -e '/^$/d' -e 's/\t.*//' "$TOP/ci/abi-tail")
+ntail=${#tail_subjects[@]}
+nprefix=$(( ${#revs[@]} - ntail ))
+[ "$nprefix" -ge 0 ] || die "ci/abi-tail lists more patches than the series has"
+
+log "module ABI on $arch: base and ${#revs[@]} patches"
+abi_at "$base"
+{
+	echo '[abi_symbol_list]'
+	sed 's/^/  /' "$res/$base.exports"
+	printf '  %s\n' abi_probe_iter_type abi_probe_iov_iter abi_probe_iov_iter_state abi_probe_kvec
+} > "$res/symbols"
+
+# compare A B OUT: "none" or a one-line summary of what changed.
+compare() {
+	local a=$1 b=$2 out=$3 rc=0 gone added
+	abidiff --no-show-locs --kmi-whitelist "$res/symbols" "$res/$a.abi" "$res/$b.abi" > "$out" || rc=$?
+	[ $((rc & 3)) -eq 0 ] || die "abidiff failed ($rc), see $out" \
+		"abidiff --kmi-whitelist $res/symbols $res/$a.abi $res/$b.abi"
+	gone=$(comm -23 "$res/$a.exports" "$res/$b.exports" | paste -sd' ' -)
+	added=$(comm -13 "$res/$a.exports" "$res/$b.exports" | paste -sd' ' -)
+	{ [ -z "$gone" ] || echo "exports removed: $gone"; [ -z "$added" ] || echo "exports added: $added"; } >> "$out"
+	if [ "$rc" -eq 0 ] && [ -z "$gone" ]; then
+		echo "none${added:+ (exports added: $added)}"
+	else
+		local s
+		s=$(grep -E 'changes summary' "$out" | sed -E 's/ changes summary: /: /; s/ (function|variables?)$//' | paste -sd';' - )
+		echo "CHANGED: ${s}${gone:+; exports removed: $gone}"
+	fi
+}
+
+fail=0
+prev=$base
+: > "$res/results.tsv"
+{
+	printf '  %-3s %-62s %s\n' '#' 'patch' 'module ABI against its parent (arm64)'
+	n=0
+	for rev in "${revs[@]}"; do
+		n=$((n + 1))
+		subj=$(tgit log -1 --format=%s "$rev")
+		abi_at "$rev"
+		verdict=$(compare "$prev" "$rev" "$res/$n.abidiff")
+		intail=0
+		[ "$n" -le "$nprefix" ] || intail=1
+		if [ "$intail" = 1 ] && [ "$subj" != "${tail_subjects[$((n - nprefix - 1))]}" ]; then
+			log "patch $n ($subj) is in the ABI tail's place, but ci/abi-tail lists '${tail_subjects[$((n - nprefix - 1))]}' there"
+			fail=1
+		fi
+		st=PASS
+		case $verdict in
+		CHANGED*)
+			if [ "$intail" = 0 ]; then
+				log "patch $n ($subj) changes the module ABI but is not in ci/abi-tail: $res/$n.abidiff"
+				st=FAIL
+			fi ;;
+		*)
+			[ "$intail" = 0 ] || log "note: patch $n ($subj) is in ci/abi-tail but changes nothing here" ;;
+		esac
+		[ "$st" = PASS ] || fail=1
+		printf '%s\tabi:patch%04d\n' "$st" "$n" >> "$res/results.tsv"
+		short=$subj
+		[ ${#short} -le 62 ] || short=${short:0:59}...
+		printf '  %-3s %-62s %s\n' "$n" "$short" "$verdict"
+		[ "$n" -ne "$nprefix" ] || printf '  --- end of the KMI-neutral prefix (%d patches): base..%d below ---\n' "$nprefix" "$nprefix"
+		[ "$n" -ne "$nprefix" ] || echo "PREFIX $rev"
+		prev=$rev
+	done
+} > "$res/table.raw"
+grep -v '^PREFIX ' "$res/table.raw" > "$res/table.txt"
+pend=$(sed -n 's/^PREFIX //p' "$res/table.raw")
+if [ "$nprefix" -eq 0 ]; then pend=$base; fi
+verdict=$(compare "$base" "$pend" "$res/prefix.abidiff")
+echo "  base..end of prefix: $verdict (abidiff over $(grep -c '^  ' "$res/symbols") symbols)" >> "$res/table.txt"
+case $verdict in
+CHANGED*) log "the prefix is not ABI-neutral: $res/prefix.abidiff"; fail=1
+	printf 'FAIL\tabi:prefix\n' >> "$res/results.tsv" ;;
+*) printf 'PASS\tabi:prefix\n' >> "$res/results.tsv" ;;
+esac
+cat "$res/table.txt"
+[ "$fail" = 0 ] || die "module ABI check failed" "make abi"
+bash "$TOP/ci/cover-section.sh" '--- module ABI (generated by make abi; do not edit) ---' \
+	'--- end of module ABI ---' "$res/table.txt"
+log "ok: the first $nprefix patches keep the module ABI; the last $ntail change it as ci/abi-tail says"
