@@ -4,11 +4,11 @@
 ARCH ?= x86_64
 export ARCH VARIANT REV KERNEL_SRC FORCE PATCHCHECK_KUNIT PATCHCHECK_FROM MBOX_CHECK COVER_CHECK NOTES_CHECK STAGES TIER
 
-.PHONY: help deps tree export lint kunit selftest mutants patchcheck sizes abi mbox range-diff post notes docs check check-full bench
+.PHONY: help deps tree export lint kunit selftest mutants patchcheck sizes abi divergence mbox range-diff post notes docs check check-full bench
 
 help:
-	@echo 'make check    what CI runs: lint, self-tests, per-patch checks (um/i386/arm64 builds), KUnit on x86_64, arm64, KASAN and i386 kmap-force (with the benchmarks at smoke size)'
-	@echo 'make check-full  every stage: make check plus the full tier of ci/stages.tsv (um, mutants, i386, s390, bench-smoke); quotes itself in the cover letter'
+	@echo 'make check    what CI runs: lint, self-tests, per-patch checks (um/i386/arm64 builds), module ABI, KUnit on x86_64, arm64 and i386 kmap-force (with the benchmarks at smoke size)'
+	@echo 'make check-full  every stage: make check plus the full tier of ci/stages.tsv (KASAN, um, mutants, i386, s390, bench-smoke); quotes itself in the cover letter'
 	@echo 'make bench    benchmark base vs series'
 	@echo 'make deps     install what is missing (Debian 12, as root)'
 	@echo 'make tree     build/linux = base + patches/series   [KERNEL_SRC=dir] [FORCE=1]'
@@ -20,6 +20,7 @@ help:
 	@echo 'make patchcheck  per patch: checkpatch, W=1 + sparse and kernel-doc deltas, um/i386/arm64 builds [PATCHCHECK_KUNIT=1]'
 	@echo 'make sizes    bloat-o-meter per patch into the cover letter   [COVER_CHECK=1: only check it]'
 	@echo 'make abi      module ABI (abidiff, arm64) per patch; the prefix must keep it   [COVER_CHECK=1]'
+	@echo 'make divergence  lines by which include/linux/iov_iter.h differs from mainline'"'"'s (FOLIOQ removed)'
 	@echo 'make mbox     out/mbox/iov_iter-6.1.y-vN.mbx   [MBOX_CHECK=1: b4 am round trip]'
 	@echo 'make range-diff  patches/range-diff-v<N-1>-v<N>.txt against the tag series-v<N-1>'
 	@echo 'make post     after mailing: tag series-vN, bump patches/VERSION'
@@ -55,6 +56,9 @@ sizes: deps
 
 abi: deps
 	@bash ci/abi.sh
+
+divergence:
+	@bash ci/divergence.sh
 
 mbox: deps
 	@bash ci/mbox.sh

@@ -44,7 +44,8 @@ patch_worktree "$wt" "$bdir"
 abi_at() {
 	local rev=$1 cmd o
 	git -C "$wt" checkout -q -f --detach "$rev"
-	"$wt/scripts/config" --file "$bdir/.config" --disable DEBUG_INFO_NONE \
+	# MODULES: without it EXPORT_SYMBOL() emits nothing to compare.
+	"$wt/scripts/config" --file "$bdir/.config" --enable MODULES --disable DEBUG_INFO_NONE \
 		--enable DEBUG_INFO --enable DEBUG_INFO_DWARF4 --disable DEBUG_INFO_BTF \
 		--disable DEBUG_INFO_REDUCED --disable DEBUG_INFO_SPLIT
 	"${kmake[@]}" olddefconfig >/dev/null
@@ -54,7 +55,7 @@ abi_at() {
 	# The probe gets exactly lib/iov_iter.o's command line.
 	cmd=$(sed -n 's/^\(saved\)\{0,1\}cmd_lib\/iov_iter\.o := //p' "$bdir/lib/.iov_iter.o.cmd")
 	[ -n "$cmd" ] || die "no command line in $bdir/lib/.iov_iter.o.cmd"
-	cmd=$(printf '%s\n' "$cmd" | sed -E "s#-Wp,-MMD,[^ ]+##; s#-o lib/iov_iter\.o#-o $res/probe.o#; s#[^ ]*lib/iov_iter\.c\$#$TOP/ci/abi-probe.c#")
+	cmd=$(printf '%s\n' "$cmd" | sed -E "s#-Wp,-MMD,[^ ]+##; s#-o lib/iov_iter\.o#-o $res/probe.o#; s#[^ ]*lib/iov_iter\.c *\$#$TOP/ci/abi-probe.c#")
 	(cd "$bdir" && eval "${cmd/ccache /}") >"$res/probe-$rev.log" 2>&1 ||
 		die "ci/abi-probe.c does not build at $rev (see $res/probe-$rev.log)"
 	o=$res/$rev.o
@@ -76,27 +77,50 @@ nprefix=$(( ${#revs[@]} - ntail ))
 
 log "module ABI on $arch: base and ${#revs[@]} patches"
 abi_at "$base"
+grep -q '^abi_probe_iov_iter$' "$res/$base.exports" ||
+	die "the probe's exports are missing from $res/$base.exports"
 {
 	echo '[abi_symbol_list]'
 	sed 's/^/  /' "$res/$base.exports"
-	printf '  %s\n' abi_probe_iter_type abi_probe_iov_iter abi_probe_iov_iter_state abi_probe_kvec
 } > "$res/symbols"
+# The probe's types are compared with libabigail's "harmless" changes
+# shown too: removing a member that leaves the other offsets alone is
+# harmless to an exported function's callers, but not to a module whose
+# inline helper reads that member.
+printf '[abi_symbol_list]\n  abi_probe_iter_type\n  abi_probe_iov_iter\n  abi_probe_iov_iter_state\n  abi_probe_kvec\n' > "$res/probe-symbols"
 
 # compare A B OUT: "none" or a one-line summary of what changed.
 compare() {
-	local a=$1 b=$2 out=$3 rc=0 gone added
+	local a=$1 b=$2 out=$3 rc=0 prc=0 gone added
 	abidiff --no-show-locs --kmi-whitelist "$res/symbols" "$res/$a.abi" "$res/$b.abi" > "$out" || rc=$?
 	[ $((rc & 3)) -eq 0 ] || die "abidiff failed ($rc), see $out" \
 		"abidiff --kmi-whitelist $res/symbols $res/$a.abi $res/$b.abi"
+	# The symbol list does not restrict functions here: judge the
+	# variables (the probe's) only.
+	abidiff --no-show-locs --harmless --changed-vars --deleted-vars --added-vars \
+		--kmi-whitelist "$res/probe-symbols" "$res/$a.abi" "$res/$b.abi" > "$out.probe" || prc=$?
+	[ $((prc & 3)) -eq 0 ] || die "abidiff failed ($prc), see $out.probe" \
+		"abidiff --harmless --changed-vars --kmi-whitelist $res/probe-symbols $res/$a.abi $res/$b.abi"
+	local probe=''
+	if grep -E '^Variables changes summary:' "$out.probe" |
+		grep -qvE ': 0 Removed[^,]*, 0 Changed[^,]*, 0 Added'; then
+		{ echo; echo "The probe's types, harmless changes included:"; grep -v '^Functions changes summary' "$out.probe"; } >> "$out"
+		probe=$(grep -oE "'[a-z_ ]+ abi_probe_[a-z_]+'" "$out.probe" | sed -E "s/'//g; s/ abi_probe_[a-z_]+//" | sort -u | paste -sd, -)
+		probe="; probe types changed: ${probe:-?}"
+		rc=$((rc | 4))
+	fi
+	rm -f "$out.probe"
 	gone=$(comm -23 "$res/$a.exports" "$res/$b.exports" | paste -sd' ' -)
 	added=$(comm -13 "$res/$a.exports" "$res/$b.exports" | paste -sd' ' -)
 	{ [ -z "$gone" ] || echo "exports removed: $gone"; [ -z "$added" ] || echo "exports added: $added"; } >> "$out"
 	if [ "$rc" -eq 0 ] && [ -z "$gone" ]; then
 		echo "none${added:+ (exports added: $added)}"
 	else
+		# "Functions changes summary: 1 Removed, 0 Changed (156 filtered
+		# out), 1 Added functions" -> "functions -1 ~0 +1"
 		local s
-		s=$(grep -E 'changes summary' "$out" | sed -E 's/ changes summary: /: /; s/ (function|variables?)$//' | paste -sd';' - )
-		echo "CHANGED: ${s}${gone:+; exports removed: $gone}"
+		s=$(sed -nE '1,2s/^(Function|Variable)s changes summary: ([0-9]+) Removed[^,]*, ([0-9]+) Changed[^,]*, ([0-9]+) Added.*/\L\1s -\2 ~\3 +\4/p' "$out" | paste -sd' ' -)
+		echo "CHANGED: ${s}${probe}${gone:+; exports removed: $gone}"
 	fi
 }
 
@@ -141,7 +165,11 @@ grep -v '^PREFIX ' "$res/table.raw" > "$res/table.txt"
 pend=$(sed -n 's/^PREFIX //p' "$res/table.raw")
 if [ "$nprefix" -eq 0 ]; then pend=$base; fi
 verdict=$(compare "$base" "$pend" "$res/prefix.abidiff")
-echo "  base..end of prefix: $verdict (abidiff over $(grep -c '^  ' "$res/symbols") symbols)" >> "$res/table.txt"
+{
+	echo "  base..end of prefix: $verdict"
+	echo "  (abidiff over the base's $(($(wc -l < "$res/$base.exports") - 4)) exports of those objects and the probe's 4 types;"
+	echo "   -removed ~changed +added, full reports in out/abi/<n>.abidiff)"
+} >> "$res/table.txt"
 case $verdict in
 CHANGED*) log "the prefix is not ABI-neutral: $res/prefix.abidiff"; fail=1
 	printf 'FAIL\tabi:prefix\n' >> "$res/results.tsv" ;;

@@ -169,6 +169,7 @@ for st in $STAGES; do
 	patchcheck) run_stage patchcheck "$OUT/patchcheck/results.tsv" env PATCHCHECK_KUNIT=1 bash "$TOP/ci/patchcheck.sh" || true ;;
 	sizes) run_stage sizes - env COVER_CHECK=1 bash "$TOP/ci/sizes.sh" || true ;;
 	abi) run_stage abi "$OUT/abi/results.tsv" env COVER_CHECK=1 bash "$TOP/ci/abi.sh" || true ;;
+	divergence) run_stage divergence - bash "$TOP/ci/divergence.sh" || true ;;
 	b4) run_stage b4 - env MBOX_CHECK=1 bash "$TOP/ci/mbox.sh" || true ;;
 	docs) run_stage docs "$OUT/docs/results.tsv" bash "$TOP/ci/docs.sh" || true ;;
 	mutants) run_stage mutants "$OUT/mutants/results.tsv" bash "$TOP/ci/mutants.sh" || true ;;
