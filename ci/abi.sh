@@ -32,11 +32,7 @@ export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1
 cross=$(cross_prefix "$arch")
 kmake=(make -s -C "$wt" O="$bdir" ARCH="$arch" ${cross:+CROSS_COMPILE=$cross}
 	"CC=ccache ${cross}gcc" -j"$(nproc)")
-if [ ! -f "$bdir/.config" ]; then
-	[ -f "$TOP/build/kunit/$arch/.config" ] ||
-		ARCH=$arch KUNIT_CONFIG_ONLY=1 bash "$TOP/ci/kunit.sh" >/dev/null
-	cp "$TOP/build/kunit/$arch/.config" "$bdir/.config"
-fi
+kunit_config "$arch" "$bdir"
 patch_worktree "$wt" "$bdir"
 
 # abi_at REV: out/abi/<rev>.o (the linked objects) and <rev>.exports; the

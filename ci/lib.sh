@@ -53,9 +53,24 @@ patch_files() {
 
 series_list() { sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$1" | grep -v '^$' || true; }
 
+# kunit_config ARCH DIR: DIR/.config is ARCH's KUnit configuration, made
+# with kunit.py's rules, and made again when the fragments in kunit/ and
+# configs/ differ from those it was made from (DIR/.fragments holds their
+# checksum), so that a build directory kept across sessions does not
+# measure an old configuration.
+kunit_config() {
+	local arch=$1 dir=$2 sum
+	sum=$(cat "$TOP"/kunit/*.kunitconfig "$TOP"/configs/*.config | sha256sum | cut -c1-16)
+	[ -f "$dir/.config" ] && [ "$(cat "$dir/.fragments" 2>/dev/null)" = "$sum" ] && return 0
+	ARCH=$arch KUNIT_CONFIG_ONLY=1 bash "$TOP/ci/kunit.sh" >/dev/null
+	mkdir -p "$dir"
+	cp "$TOP/build/kunit/$arch/.config" "$dir/.config"
+	echo "$sum" > "$dir/.fragments"
+}
+
 # patch_worktree WT BDIR: a detached worktree of $TREE at WT for building
 # single commits, and in BDIR the x86_64 KUnit configuration (every file of
-# the series is built in it), made once with kunit.py's rules.
+# the series is built in it).
 patch_worktree() {
 	local wt=$1 bdir=$2
 	mkdir -p "$bdir"
@@ -64,11 +79,7 @@ patch_worktree() {
 		tgit worktree prune
 		tgit worktree add -q --detach "$wt" base
 	fi
-	if [ ! -f "$bdir/.config" ]; then
-		[ -f "$TOP/build/kunit/x86_64/.config" ] ||
-			ARCH=x86_64 KUNIT_CONFIG_ONLY=1 bash "$TOP/ci/kunit.sh" >/dev/null
-		cp "$TOP/build/kunit/x86_64/.config" "$bdir/.config"
-	fi
+	[ -f "$bdir/.config" ] || kunit_config x86_64 "$bdir"
 }
 
 # benchcfg WT BDIR: the patchcheck configuration also builds the benchmark

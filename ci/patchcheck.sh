@@ -31,6 +31,7 @@ mkdir -p "$res" "$bdir"
 export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1
 kmake=(make -s -C "$wt" O="$bdir" ARCH=x86_64 "CC=ccache gcc" -j"$(nproc)")
 
+kunit_config x86_64 "$bdir"
 patch_worktree "$wt" "$bdir"
 
 result() { printf '%s\t%s\n' "$1" "$2" >> "$res/results.tsv"; printf '%-4s %s%s\n' "$1" "$2" "${3:+: $3}"; }
@@ -78,12 +79,7 @@ kdoc() {
 # build/patchcheck/kunit/ARCH with ARCH's KUnit configuration.
 xbuild() {
 	local arch=$1 b=$TOP/build/patchcheck/kunit/$1 f objs=()
-	if [ ! -f "$b/.config" ]; then
-		[ -f "$TOP/build/kunit/$arch/.config" ] ||
-			ARCH=$arch KUNIT_CONFIG_ONLY=1 bash "$TOP/ci/kunit.sh" >/dev/null
-		mkdir -p "$b"
-		cp "$TOP/build/kunit/$arch/.config" "$b/.config"
-	fi
+	kunit_config "$arch" "$b"
 	for f in $cfiles lib/iov_iter.c net/core/datagram.c net/core/skbuff.c \
 		lib/iov_iter_kunit.c net/core/iov_iter_net_kunit.c; do
 		[ -f "$wt/$f" ] && objs+=("${f%.c}.o")

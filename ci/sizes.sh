@@ -18,6 +18,7 @@ export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1
 # W=1 as in make patchcheck: the same compiler command lines, so its objects
 # are ccache hits here (W=1 does not change the generated code).
 kmake=(make -s -C "$wt" O="$bdir" ARCH=x86_64 "CC=ccache gcc" W=1 -j"$(nproc)")
+kunit_config x86_64 "$bdir"
 patch_worktree "$wt" "$bdir"
 
 mapfile -t revs < <(echo base; tgit rev-list --reverse base..HEAD)
