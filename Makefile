@@ -2,14 +2,16 @@
 # scripts in ci/; each target is one of them.  See README.md.
 
 ARCH ?= x86_64
-export ARCH VARIANT REV KERNEL_SRC FORCE PATCHCHECK_KUNIT PATCHCHECK_FROM MBOX_CHECK COVER_CHECK NOTES_CHECK STAGES TIER
+export NATIVE_SMOKE NATIVE_ARGS ARCH VARIANT REV KERNEL_SRC FORCE PATCHCHECK_KUNIT PATCHCHECK_FROM MBOX_CHECK COVER_CHECK NOTES_CHECK STAGES TIER
 
-.PHONY: help deps tree export lint kunit selftest mutants patchcheck sizes abi divergence mbox range-diff post notes docs check check-full bench
+.PHONY: help deps tree export lint kunit selftest mutants patchcheck sizes abi divergence codegen native mbox range-diff post notes docs check check-full bench
 
 help:
 	@echo 'make check    what CI runs: lint, self-tests, per-patch checks (um/i386/arm64 builds), module ABI, KUnit on x86_64, arm64 and i386 kmap-force (with the benchmarks at smoke size)'
 	@echo 'make check-full  every stage: make check plus the full tier of ci/stages.tsv (KASAN, um, mutants, i386, s390, bench-smoke); quotes itself in the cover letter'
-	@echo 'make bench    benchmark base vs series'
+	@echo 'make bench    benchmark base vs series: the native harness (cycles, CIs) and icount (instructions, overheads)'
+	@echo 'make native   the native A/B harness alone (bench/native/)   [NATIVE_SMOKE=1] [NATIVE_ARGS=...]'
+	@echo 'make codegen  codegen audit of the changed objects, base vs tip, into the cover letter   [COVER_CHECK=1]'
 	@echo 'make deps     install what is missing (Debian 12, as root)'
 	@echo 'make tree     build/linux = base + patches/series   [KERNEL_SRC=dir] [FORCE=1]'
 	@echo 'make export   regenerate patches/ from build/linux'
@@ -59,6 +61,12 @@ abi: deps
 
 divergence:
 	@bash ci/divergence.sh
+
+codegen: deps
+	@bash ci/codegen.sh
+
+native: deps
+	@bash ci/native-bench.sh
 
 mbox: deps
 	@bash ci/mbox.sh

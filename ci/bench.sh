@@ -2,20 +2,24 @@
 # make bench: the iov_iter benchmarks, base against series, in one run.
 #
 # Two kernels: "base" is the tree at the benchmark patch (the base plus the
-# tests and benchmarks, before the conversion), "series" is the tip.  Both
-# are the KUnit kernels of make kunit (the benchmarks are in every KUnit
-# configuration; the tip in build/kunit/<arch>, the base in
-# build/rev/kunit/<arch>), run interleaved, A B A B ..., in
-# two modes:
-#   icount  x86_64 under QEMU TCG with -icount shift=0,sleep=off: a guest
-#           nanosecond is one instruction, so figures are deterministic;
-#   native  real time: x86_64 under KVM where a probe boot works, else UML.
-# Results: out/bench/{results.json,table.txt,table.md,bench.png}.
+# tests and benchmarks, before the conversion), "series" is the tip.  Two
+# modes:
+#   native  the native A/B harness (ci/native-bench.sh, bench/native/): both
+#           trees' lib/iov_iter.o in one process on this CPU, retpolines
+#           on, the kernel's own copy routines; cycles with 95% CIs;
+#   icount  the KUnit kernels of make kunit (the benchmarks are in every KUnit
+#           configuration; the tip in build/kunit/x86_64, the base in
+#           build/rev/kunit/x86_64), booted interleaved, A B A B ..., on
+#           x86_64 under QEMU TCG with -icount shift=0,sleep=off: a guest
+#           nanosecond is one instruction, so the figures are deterministic.
+# Results: out/bench/{results.json,table.txt,table.md,bench.png} (icount) and
+# out/bench/native/{results.json,table.md} (native).
 #
-#   BENCH_BOOTS=3  BENCH_MIB=256 BENCH_SAMPLES=16 (native)
-#   BENCH_ICOUNT_MIB=16 BENCH_ICOUNT_SAMPLES=4 (icount)
-#   BENCH_SMOKE=1  every case once at 1 MiB, both kernels, icount only;
-#                  checks only that each case printed a well-formed line
+#   BENCH_BOOTS=3  BENCH_ICOUNT_MIB=16 BENCH_ICOUNT_SAMPLES=4 (icount)
+#   NATIVE_ARGS=   passed to the native harness (ci/native-bench.sh)
+#   BENCH_SMOKE=1  every case once at 1 MiB, both kernels, icount only, and
+#                  the native harness's smoke run; checks only that each case
+#                  printed a well-formed line
 #   BENCH_COVER=0  do not refresh the benchmark table of the cover letter
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -34,7 +38,7 @@ progress() { printf '[bench %4ss] %s\n' "$(($(date +%s) - t0))" "$*"; }
 bash "$TOP/ci/deps.sh"
 bash "$TOP/ci/tree.sh" >/dev/null
 
-base_rev=$(tgit log --format=%H -S'config IOV_ITER_BENCH_KUNIT_TEST' base..HEAD -- lib/Kconfig.debug | tail -n1)
+base_rev=$(bench_base_rev || :)
 [ -n "$base_rev" ] || die "no commit in base..HEAD adds CONFIG_IOV_ITER_BENCH_KUNIT_TEST: the benchmark patch is missing"
 tip=$(tgit rev-parse HEAD)
 rm -rf "$dest"
@@ -64,26 +68,12 @@ kunit() {
 	fi
 }
 
-# --- Build: x86_64 for icount (and KVM), then the native platform -----------------
+# --- Build: the x86_64 KUnit kernels for icount ------------------------------------
 for k in base series; do
 	progress "building x86_64 $k"
 	kunit x86_64 "$k" "build-x86_64-$k" KUNIT_NO_RUN=1
 done
 modes=(icount)
-native_arch=um
-native_label='UML on the host CPU: real time; UML copy primitives differ from x86_64 hardware'
-if [ "$SMOKE" != 1 ]; then
-	if "$TOP/ci/kvm-probe.sh" qemu-system-x86_64 "$TOP/build/kunit/x86_64/arch/x86/boot/bzImage"; then
-		native_arch=x86_64
-		native_label='x86_64 under KVM: real time'
-	else
-		for k in base series; do
-			progress "building um $k (KVM is not usable here: native time comes from UML)"
-			kunit um "$k" "build-um-$k" KUNIT_NO_RUN=1
-		done
-	fi
-	modes+=(native)
-fi
 
 # Code size of the step-variant walkers of the series kernel (bench_iter_*).
 nm -S "$TOP/build/kunit/x86_64/lib/iov_iter_kunit.o" > "$dest/nm.txt"
@@ -92,16 +82,10 @@ nm -S "$TOP/build/kunit/x86_64/lib/iov_iter_kunit.o" > "$dest/nm.txt"
 declare -A MIB SAMPLES
 : > "$dest/runs.tsv"
 for mode in "${modes[@]}"; do
-	if [ "$mode" = icount ]; then
-		arch=x86_64
-		mib=${BENCH_ICOUNT_MIB:-16} samples=${BENCH_ICOUNT_SAMPLES:-4}
-		[ "$SMOKE" != 1 ] || { mib=1; samples=2; }
-		extra=(KUNIT_ACCEL=tcg "KUNIT_QEMU_ARGS=-icount shift=0,sleep=off")
-	else
-		arch=$native_arch
-		mib=${BENCH_MIB:-256} samples=${BENCH_SAMPLES:-16}
-		extra=()
-	fi
+	arch=x86_64
+	mib=${BENCH_ICOUNT_MIB:-16} samples=${BENCH_ICOUNT_SAMPLES:-4}
+	[ "$SMOKE" != 1 ] || { mib=1; samples=2; }
+	extra=(KUNIT_ACCEL=tcg "KUNIT_QEMU_ARGS=-icount shift=0,sleep=off")
 	MIB[$mode]=$mib SAMPLES[$mode]=$samples
 	for ((i = 1; i <= BOOTS; i++)); do
 		for k in base series; do
@@ -116,11 +100,11 @@ for mode in "${modes[@]}"; do
 done
 
 # --- Report ------------------------------------------------------------------------------
-python3 - "$dest/meta.json" "$base_rev" "$tip" "$BOOTS" "$native_arch" "$native_label" \
-	"${MIB[icount]:-0}" "${SAMPLES[icount]:-0}" "${MIB[native]:-0}" "${SAMPLES[native]:-0}" \
+python3 - "$dest/meta.json" "$base_rev" "$tip" "$BOOTS" \
+	"${MIB[icount]:-0}" "${SAMPLES[icount]:-0}" \
 	"$(tgit log -1 --format=%s "$base_rev")" "$(tgit log -1 --format=%s "$tip")" <<'PY'
 import json, sys
-(out, base, tip, boots, narch, nlabel, mi, si, mn, sn, bsub, tsub) = sys.argv[1:]
+(out, base, tip, boots, mi, si, bsub, tsub) = sys.argv[1:]
 json.dump({
     'command': 'make bench',
     'base': {'commit': base, 'subject': bsub},
@@ -132,14 +116,17 @@ json.dump({
                             'instruction (deterministic)',
                    'arch': 'x86_64', 'deterministic': True,
                    'mib': int(mi), 'samples': int(si)},
-        'native': {'label': nlabel, 'arch': narch, 'deterministic': False,
-                   'mib': int(mn), 'samples': int(sn)},
     },
 }, open(out, 'w'), indent=1)
 PY
 # The venv's python has matplotlib (ci/requirements.txt).
 report=("$TOP/build/venv/bin/python" "$TOP/ci/bench_report.py" "$dest/runs.tsv"
 	--meta="$dest/meta.json" --manifest="$TOP/kunit/expected-tests.bench")
+progress "native harness"
+NATIVE_SMOKE=$SMOKE NATIVE_OUT=$dest/native bash "$TOP/ci/native-bench.sh" > "$dest/native.log" 2>&1 || {
+	tail -n 30 "$dest/native.log" >&2
+	die "the native harness failed (log: ${dest#"$TOP"/}/native.log)" "${SMOKE:+BENCH_SMOKE=1 }make bench"
+}
 if [ "$SMOKE" = 1 ]; then
 	: > "$dest/results.tsv"
 	"${report[@]}" --smoke --results="$dest/results.tsv" ||
@@ -148,6 +135,6 @@ if [ "$SMOKE" = 1 ]; then
 fi
 "${report[@]}" --sizes="$dest/nm.txt" --out="$dest" --png="$dest/bench.png" || die "the report failed" "make bench"
 if [ "${BENCH_COVER:-1}" = 1 ]; then
-	bash "$TOP/ci/cover-bench.sh" "$dest/results.json"
+	bash "$TOP/ci/cover-bench.sh" "$dest/results.json" "$dest/native/table.md"
 fi
-progress "done: out/bench/results.json, table.txt, table.md, bench.png"
+progress "done: out/bench/results.json, table.txt, table.md, bench.png, native/"

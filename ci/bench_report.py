@@ -193,16 +193,21 @@ def tables(res, only=None):
         if only and mode != only:
             continue
         det = res['meta']['modes'][mode].get('deterministic', False)
-        hdr = ['case', 'unit', 'base', 'series', 'ratio'] + ([] if det else ['95% CI'])
+        hdr = ['case', 'unit', 'base', 'series', 'ratio'] + (
+            ['overhead base', 'overhead series', 'overhead ratio'] if det else ['95% CI'])
         rows = []
         for case in sorted(mres['cases']):
             c = mres['cases'][case]
             if 'ratio' not in c:
                 continue
-            row = [case, c['unit'], fmt(c['base_value']), fmt(c['series_value']),
+            # Under icount a "ns" is one guest instruction.
+            unit = c['unit'].replace('ns', 'insns') if det else c['unit']
+            row = [case, unit, fmt(c['base_value']), fmt(c['series_value']),
                    f'{c["ratio"]:.3f}']
             if not det:
                 row.append(f'{c["ci95"][0]:.3f}..{c["ci95"][1]:.3f}' if c['ci95'] else 'n/a')
+            else:
+                row += overhead(mres['cases'], case)
             rows.append(row)
         emit_table(text, md, f'{mode}: {mres["label"]}', hdr, rows)
         variants = variant_rows(mres)
@@ -221,6 +226,23 @@ def tables(res, only=None):
     for s in res['skipped']:
         text.append(f'skipped: {s["mode"]} {s["kernel"]} boot {s["boot"]}: {s["case"]}: {s["reason"]}')
     return '\n'.join(text), '\n'.join(md)
+
+
+# Cases that copy the same bytes in the same chunks (one page) as the memcpy
+# reference of their direction: their overhead is the case minus it.
+SAME_CHUNKS = re.compile(r'^(kvec|iovec|bvec|bvec_split|xarray)_(to|from)$')
+
+
+def overhead(cases, case):
+    """Iteration overhead of an icount case: base, series, ratio (or '-')."""
+    m = SAME_CHUNKS.match(case)
+    ref = cases.get(f'memcpy_{m[2]}') if m else None
+    c = cases[case]
+    if not ref or 'base_value' not in ref or 'series_value' not in ref:
+        return ['-', '-', '-']
+    ob = c['base_value'] - ref['base_value']
+    os_ = c['series_value'] - ref['series_value']
+    return [fmt(ob), fmt(os_), f'{os_ / ob:.3f}' if ob > 0 else '-']
 
 
 VARIANT = re.compile(r'^(?P<kind>\w+?)_(?P<what>to|walk)_(?P<how>kernel|indirect)$')

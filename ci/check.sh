@@ -170,6 +170,8 @@ for st in $STAGES; do
 	sizes) run_stage sizes - env COVER_CHECK=1 bash "$TOP/ci/sizes.sh" || true ;;
 	abi) run_stage abi "$OUT/abi/results.tsv" env COVER_CHECK=1 bash "$TOP/ci/abi.sh" || true ;;
 	divergence) run_stage divergence - bash "$TOP/ci/divergence.sh" || true ;;
+	codegen) run_stage codegen - env COVER_CHECK=1 bash "$TOP/ci/codegen.sh" || true ;;
+	native-smoke) run_stage native-smoke - env NATIVE_SMOKE=1 bash "$TOP/ci/native-bench.sh" || true ;;
 	b4) run_stage b4 - env MBOX_CHECK=1 bash "$TOP/ci/mbox.sh" || true ;;
 	docs) run_stage docs "$OUT/docs/results.tsv" bash "$TOP/ci/docs.sh" || true ;;
 	mutants) run_stage mutants "$OUT/mutants/results.tsv" bash "$TOP/ci/mutants.sh" || true ;;

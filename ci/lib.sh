@@ -64,7 +64,7 @@ kunit_config() {
 	[ -f "$dir/.config" ] && [ "$(cat "$dir/.fragments" 2>/dev/null)" = "$sum" ] && return 0
 	ARCH=$arch KUNIT_CONFIG_ONLY=1 bash "$TOP/ci/kunit.sh" >/dev/null
 	mkdir -p "$dir"
-	cp "$TOP/build/kunit/$arch/.config" "$dir/.config"
+	[ "$dir" -ef "$TOP/build/kunit/$arch" ] || cp "$TOP/build/kunit/$arch/.config" "$dir/.config"
 	echo "$sum" > "$dir/.fragments"
 }
 
@@ -88,4 +88,75 @@ patch_worktree() {
 # that do not have it yet.
 benchcfg() {
 	"$1/scripts/config" --file "$2/.config" --enable IOV_ITER_BENCH_KUNIT_TEST
+}
+
+# bench_base_rev: the base kernel of make bench, the first commit of the
+# series that has the benchmarks (CONFIG_IOV_ITER_BENCH_KUNIT_TEST).
+bench_base_rev() {
+	local rev
+	rev=$(tgit log --format=%H -S'config IOV_ITER_BENCH_KUNIT_TEST' base..HEAD -- lib/Kconfig.debug | tail -n1)
+	[ -n "$rev" ] && echo "$rev"
+}
+
+# kbuild_objs SRC OBJ LOG REPRO OBJECTS...: build single x86_64 objects of
+# the tree SRC in OBJ with the x86_64 KUnit configuration (retpolines and
+# return thunks on).  Single-object targets in one directory race under -j:
+# prepare in parallel, then the objects one by one.
+kbuild_objs() {
+	local src=$1 obj=$2 blog=$3 repro=$4
+	shift 4
+	kunit_config x86_64 "$obj"
+	make -s -C "$src" O="$obj" ARCH=x86_64 olddefconfig >/dev/null
+	if ! { make -s -C "$src" O="$obj" ARCH=x86_64 -j"$(nproc)" prepare &&
+		make -s -C "$src" O="$obj" ARCH=x86_64 "$@"; } > "$blog" 2>&1; then
+		tail -n 30 "$blog" >&2
+		die "building $* in ${obj#"$TOP"/} failed (log: ${blog#"$TOP"/})" "$repro"
+	fi
+}
+
+# detached_worktree DIR REV: DIR is a worktree of $TREE checked out at REV.
+detached_worktree() {
+	local wt=$1 rev=$2
+	if ! git -C "$wt" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+		rm -rf "$wt"
+		tgit worktree prune
+		mkdir -p "$(dirname "$wt")"
+		tgit worktree add -q --detach "$wt" "$rev"
+	fi
+	git -C "$wt" checkout -q -f --detach "$rev"
+}
+
+# overlay_tree REV DIR: DIR/include holds REV's version of every header
+# under include/ and arch/ that differs between REV and the tip, and
+# DIR/src the sources compile_like is given, so that a file of REV can be
+# compiled with the tip build's command line (-I DIR/include first).
+overlay_tree() {
+	local rev=$1 dir=$2 f
+	rm -rf "$dir"
+	mkdir -p "$dir/include"
+	tgit diff --name-only "$rev" HEAD -- include arch | while read -r f; do
+		tgit cat-file -e "$rev:$f" 2>/dev/null || continue
+		case $f in
+		include/*) mkdir -p "$dir/include/$(dirname "${f#include/}")"
+			tgit show "$rev:$f" > "$dir/include/${f#include/}" ;;
+		arch/x86/include/*) mkdir -p "$dir/include/$(dirname "${f#arch/x86/include/}")"
+			tgit show "$rev:$f" > "$dir/include/${f#arch/x86/include/}" ;;
+		esac
+	done
+}
+
+# compile_like OBJDIR OBJECT SOURCE OUTPUT [FLAGS...]: compile SOURCE exactly
+# as kbuild compiled OBJECT in OBJDIR (its .cmd file), plus FLAGS, then run
+# the same objtool command on OUTPUT.
+compile_like() {
+	local objdir=$1 object=$2 source=$3 output=$4 cmd cc tool
+	shift 4
+	cmd=$(sed -n "s#^cmd_${object} := ##p" "$objdir/$(dirname "$object")/.$(basename "$object").cmd")
+	[ -n "$cmd" ] || { log "$objdir: no command line for $object"; return 1; }
+	cc=${cmd%%;*}
+	tool=${cmd#*;}
+	cc=$(printf '%s' "$cc" | sed -e 's/-Wp,-MMD,[^ ]*//' -e "s# -c -o ${object} [^ ]*# -c -o $output $source#" \
+		-e "s#-nostdinc#-nostdinc $*#")
+	tool=$(printf '%s' "$tool" | sed "s# ${object} *\$# $output#")
+	(cd "$objdir" && eval "$cc" && eval "$tool")
 }

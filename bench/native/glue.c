@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kernel side of the native harness: compiled with the compiler command
+ * line of one tree's lib/iov_iter.o, against that tree's headers, and linked
+ * with that tree's lib/iov_iter.o only.  It builds the iterators of that tree
+ * and calls that tree's copy functions, so that the runtime (runtime.c) can
+ * time base and series in one process.
+ *
+ * NB_TREE names the tree (base or series).  NB_HAVE_STEPS is set for a tree
+ * with <linux/iov_iter.h> (the inline step functions); a tree without it gets
+ * its iteration macros from nb_base_macros.h, which ci/native-bench.sh cuts
+ * out of that tree's lib/iov_iter.c.
+ */
+#include <linux/bvec.h>
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/pagemap.h>
+#include <linux/uaccess.h>
+#include <linux/uio.h>
+#include <linux/xarray.h>
+#include <asm/cpufeatures.h>
+#include "nb_abi.h"
+
+#ifdef NB_HAVE_STEPS
+#include <linux/iov_iter.h>
+#else
+#include "nb_base_macros.h"
+#endif
+
+/* Where the empty step leaves its trace, so that the walk is not elided. */
+unsigned long NB(sink);
+
+union nb_vec {
+	struct kvec kvec;
+	struct iovec iovec;
+	struct bio_vec bvec;
+};
+
+void NB(info)(struct nb_info *info)
+{
+	info->page_struct_size = sizeof(struct page);
+	info->vec_size = sizeof(union nb_vec);
+	info->xa_size = sizeof(struct xarray);
+	info->xa_node_size = sizeof(struct xa_node);
+#ifdef NB_HAVE_STEPS
+	info->has_steps = 1;
+#else
+	info->has_steps = 0;
+#endif
+	info->f_always = X86_FEATURE_ALWAYS;
+	info->f_rep_good = X86_FEATURE_REP_GOOD;
+	info->f_erms = X86_FEATURE_ERMS;
+	info->f_fsrm = X86_FEATURE_FSRM;
+	info->f_retpoline = X86_FEATURE_RETPOLINE;
+	info->f_retpoline_lfence = X86_FEATURE_RETPOLINE_LFENCE;
+	info->f_rethunk = X86_FEATURE_RETHUNK;
+	info->f_lfence_rdtsc = X86_FEATURE_LFENCE_RDTSC;
+}
+
+static struct page *nb_page(unsigned long addr)
+{
+	return pfn_to_page((addr - page_offset_base) >> PAGE_SHIFT);
+}
+
+/* Fill d->vecs with this tree's segment array for d->segs. */
+void NB(prepare)(struct nb_desc *d)
+{
+	union nb_vec *v = d->vecs;
+	unsigned long k;
+
+	for (k = 0; k < d->nr_segs; k++) {
+		unsigned long addr = d->segs[k].addr, len = d->segs[k].len;
+
+		switch (d->type) {
+		case NB_IOVEC:
+			v[k].iovec.iov_base = (void __user *)addr;
+			v[k].iovec.iov_len = len;
+			break;
+		case NB_KVEC:
+			v[k].kvec.iov_base = (void *)addr;
+			v[k].kvec.iov_len = len;
+			break;
+		case NB_BVEC:
+			v[k].bvec.bv_page = nb_page(addr);
+			v[k].bvec.bv_offset = offset_in_page(addr);
+			v[k].bvec.bv_len = len;
+			break;
+		}
+	}
+}
+
+static void nb_init(const struct nb_desc *d, struct iov_iter *i,
+		    unsigned int dir)
+{
+	switch (d->type) {
+	case NB_UBUF:
+		iov_iter_ubuf(i, dir, (void __user *)d->segs[0].addr, d->count);
+		break;
+	case NB_IOVEC:
+		iov_iter_init(i, dir, d->vecs, d->nr_segs, d->count);
+		break;
+	case NB_KVEC:
+		iov_iter_kvec(i, dir, d->vecs, d->nr_segs, d->count);
+		break;
+	case NB_BVEC:
+		iov_iter_bvec(i, dir, d->vecs, d->nr_segs, d->count);
+		break;
+	case NB_XARRAY:
+		iov_iter_xarray(i, dir, d->xa, d->xa_start, d->count);
+		break;
+	}
+}
+
+#ifdef NB_HAVE_STEPS
+static size_t NB(ustep_none)(void __user *base, size_t progress, size_t len,
+			     void *priv, void *priv2)
+{
+	NB(sink) += (unsigned long)base + len;
+	return 0;
+}
+
+static size_t NB(step_none)(void *base, size_t progress, size_t len,
+			    void *priv, void *priv2)
+{
+	NB(sink) += (unsigned long)base + len;
+	return 0;
+}
+
+static size_t nb_ustep_to(void __user *base, size_t progress, size_t len,
+			  void *priv, void *priv2)
+{
+	if (!access_ok(base, len))
+		return len;
+	return raw_copy_to_user(base, priv + progress, len);
+}
+
+static size_t nb_step_to(void *base, size_t progress, size_t len,
+			 void *priv, void *priv2)
+{
+	memcpy(base, priv + progress, len);
+	return 0;
+}
+
+/* The step pointers come through volatile variables so that no clone of the
+ * walker below can know them: every step is a real indirect call. */
+static iov_ustep_f volatile nb_ustep_to_ptr = nb_ustep_to;
+static iov_step_f volatile nb_step_to_ptr = nb_step_to;
+static iov_ustep_f volatile nb_ustep_none_ptr = NB(ustep_none);
+static iov_step_f volatile nb_step_none_ptr = NB(step_none);
+
+static noinline size_t nb_iterate_indirect(struct iov_iter *i, size_t n,
+					   void *priv, iov_ustep_f ustep,
+					   iov_step_f step)
+{
+	return iterate_and_advance(i, n, priv, ustep, step);
+}
+#endif
+
+/* The empty walk: lengths and addresses only. */
+static noinline size_t nb_walk(struct iov_iter *i, size_t n)
+{
+#ifdef NB_HAVE_STEPS
+	return iterate_and_advance(i, n, NULL,
+				   NB(ustep_none), NB(step_none));
+#else
+	iterate_and_advance(i, n, base, len, off,
+			    (NB(sink) += (unsigned long)base + len, 0),
+			    (NB(sink) += (unsigned long)base + len, 0));
+	return n;
+#endif
+}
+
+/*
+ * NB_MEMCPY_TO, the floor: memcpy() of each segment in turn, the same bytes
+ * and chunks as the iterator cases, in the leanest loop.
+ */
+static size_t nb_memcpy_to(const struct nb_desc *d, void *buf)
+{
+	const struct nb_seg *s = d->segs, *end = s + d->nr_segs;
+	void *p = buf;
+
+	for (; s < end; s++) {
+		memcpy((void *)s->addr, p, s->len);
+		p += s->len;
+	}
+	return p - buf;
+}
+
+/*
+ * Run @reps times: build the iterator, then consume it in calls of
+ * d->chunk bytes.  Each op has its own loop so that no op pays for the
+ * choice of another.
+ */
+#define NB_LOOP(call)							\
+	for (r = 0; r < reps; r++) {					\
+		size_t done = 0;					\
+									\
+		nb_init(d, &i, dir);					\
+		ret = 0;						\
+		while (done < d->count) {				\
+			size_t n = min(d->chunk, d->count - done);	\
+			size_t got = (call);				\
+									\
+			ret += got;					\
+			done += n;					\
+		}							\
+	}
+
+unsigned long NB(run)(const struct nb_desc *d, unsigned int reps,
+		      struct nb_state *st)
+{
+	unsigned int dir = d->op == NB_COPY_FROM ? WRITE : READ;
+	struct iov_iter i;
+	unsigned int r;
+	size_t ret = 0;
+	void *buf = d->buf;
+
+	switch (d->op) {
+	case NB_COPY_TO:
+		NB_LOOP(copy_to_iter(buf + done, n, &i));
+		break;
+	case NB_COPY_FROM:
+		NB_LOOP(copy_from_iter(buf + done, n, &i));
+		break;
+	case NB_WALK:
+		NB_LOOP(nb_walk(&i, n));
+		break;
+	case NB_MEMCPY_TO:
+		NB_LOOP(nb_memcpy_to(d, buf));
+		break;
+#ifdef NB_HAVE_STEPS
+	case NB_STEP_INLINE:
+		NB_LOOP(iterate_and_advance(&i, n, buf + done,
+					    nb_ustep_to, nb_step_to));
+		break;
+	case NB_STEP_KERNEL:
+		NB_LOOP(iterate_and_advance_kernel(&i, n, buf + done, NULL,
+						   nb_step_to));
+		break;
+	case NB_STEP_INDIRECT:
+		NB_LOOP(nb_iterate_indirect(&i, n, buf + done,
+					    nb_ustep_to_ptr, nb_step_to_ptr));
+		break;
+	case NB_WALK_INDIRECT:
+		NB_LOOP(nb_iterate_indirect(&i, n, NULL, nb_ustep_none_ptr,
+					    nb_step_none_ptr));
+		break;
+#endif
+	default:
+		return 0;
+	}
+	if (st) {
+		st->ret = ret;
+		st->count = iov_iter_count(&i);
+		st->iov_offset = i.iov_offset;
+		st->nr_segs = i.nr_segs;
+	}
+	return ret;
+}
+
+/* The xarray of NB_XARRAY: a page-cache-like mapping of folios. */
+void NB(xa_init)(void *xa)
+{
+	xa_init(xa);
+}
+
+/* Make the pages at @pfn a folio of @order at @index, and store it. */
+int NB(xa_add)(void *xa, unsigned long index, unsigned long pfn,
+	       unsigned int order)
+{
+	struct page *page = pfn_to_page(pfn);
+	XA_STATE_ORDER(xas, xa, index, order);
+	unsigned long k;
+
+	page->index = index;
+	if (order) {
+		__SetPageHead(page);
+		set_compound_order(page, order);
+		for (k = 1; k < (1UL << order); k++)
+			set_compound_head(page + k, page);
+	}
+	xas_lock(&xas);
+	xas_store(&xas, page_folio(page));
+	xas_unlock(&xas);
+	return xas_error(&xas);
+}

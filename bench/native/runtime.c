@@ -1,0 +1,1115 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The native A/B harness: the lib/iov_iter.o of two kernel trees (base and
+ * series), as their kernel builds made them, linked into one process with the
+ * kernel's own x86_64 copy routines and retpoline thunks, and timed against
+ * each other pair by pair on one pinned CPU.
+ *
+ * This file is the userspace side: the few kernel symbols the objects need
+ * (stubs), the boot-time patching the kernel would do (alternatives, return
+ * sites), the exception table (so that a fault in a user copy gives the
+ * kernel's short copy), the data checks and the timing.  ci/native-bench.sh
+ * builds it; Documentation/benchmarking.md says what it can and cannot see.
+ */
+#define _GNU_SOURCE
+#include <asm/prctl.h>
+#include <cpuid.h>
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#define NB_TREE dummy
+#include "nb_abi.h"
+
+#define PAGE_SIZE	4096UL
+
+/* ------------------------------------------------------------------------ */
+/* The two trees' glue (glue.c, one copy per tree). */
+
+struct tree {
+	const char *name;
+	void (*info)(struct nb_info *info);
+	void (*prepare)(struct nb_desc *d);
+	unsigned long (*run)(const struct nb_desc *d, unsigned int reps,
+			     struct nb_state *st);
+	void (*xa_init)(void *xa);
+	int (*xa_add)(void *xa, unsigned long index, unsigned long pfn,
+		      unsigned int order);
+	struct nb_info nb;
+};
+
+#define NB_DECLARE(t)							\
+	void nb_##t##_info(struct nb_info *info);			\
+	void nb_##t##_prepare(struct nb_desc *d);			\
+	unsigned long nb_##t##_run(const struct nb_desc *d,		\
+				   unsigned int reps, struct nb_state *st); \
+	void nb_##t##_xa_init(void *xa);				\
+	int nb_##t##_xa_add(void *xa, unsigned long index,		\
+			    unsigned long pfn, unsigned int order)
+NB_DECLARE(base);
+NB_DECLARE(series);
+
+#define NB_TREE_INIT(t) { #t, nb_##t##_info, nb_##t##_prepare, nb_##t##_run, \
+			  nb_##t##_xa_init, nb_##t##_xa_add }
+static struct tree trees[2] = { NB_TREE_INIT(base), NB_TREE_INIT(series) };
+#define BASE	(&trees[0])
+#define SERIES	(&trees[1])
+
+/* ------------------------------------------------------------------------ */
+/* What the kernel objects need from a kernel.  Nothing here is timed except
+ * where a walker calls it (rcu_read_lock for XARRAY, should_fail_usercopy()
+ * once per user copy, as CONFIG_FAULT_INJECTION_USERCOPY makes the kernel). */
+
+/*
+ * The kernel objects keep the stack 8-byte aligned
+ * (-mpreferred-stack-boundary=3): everything they call realigns it before
+ * the C library's SSE code can see it.
+ */
+#define KCALLED __attribute__((force_align_arg_pointer))
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "native-bench: error: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	exit(1);
+}
+
+static void unexpected(const char *what)
+{
+	die("the kernel objects called %s, which the harness does not provide", what);
+}
+
+static unsigned char fake_task[16384] __attribute__((aligned(64)));
+static unsigned char fake_cpu_data[4096] __attribute__((aligned(64)));
+static unsigned char fake_gs[4096] __attribute__((aligned(64)));
+void *current_task = fake_task;
+void *boot_cpu_data = fake_cpu_data;
+int __preempt_count;
+unsigned long page_offset_base, vmemmap_base;
+void *radix_tree_node_cachep;
+unsigned long __SCK__preempt_schedule, __SCK__might_resched;
+unsigned long default_pipe_buf_ops[8], page_cache_pipe_buf_ops[8];
+static int rcu_nesting;
+static unsigned long xa_node_size;
+
+KCALLED void __SCT__preempt_schedule(void) { }
+KCALLED void __SCT__might_resched(void) { }
+KCALLED void __rcu_read_lock(void) { rcu_nesting++; }
+KCALLED void __rcu_read_unlock(void) { rcu_nesting--; }
+KCALLED _Bool should_fail_usercopy(void) { return 0; }
+KCALLED void __local_bh_enable_ip(unsigned long ip, unsigned int cnt) { }
+KCALLED void handle_interrupted_saferet(void) { unexpected("handle_interrupted_saferet"); }
+
+KCALLED int _printk(const char *fmt, ...)
+{
+	fprintf(stderr, "native-bench: kernel printk: %s", fmt);
+	return 0;
+}
+
+KCALLED void *__kmalloc(size_t size, unsigned int flags) { return calloc(1, size ? size : 1); }
+KCALLED void *kvmalloc_node(size_t size, unsigned int flags, int node) { return __kmalloc(size, flags); }
+KCALLED void *kmemdup(const void *p, size_t size, unsigned int flags)
+{
+	void *q = malloc(size);
+
+	if (q)
+		memcpy(q, p, size);
+	return q;
+}
+KCALLED void kfree(const void *p) { free((void *)p); }
+KCALLED void kvfree(const void *p) { free((void *)p); }
+KCALLED void *kmem_cache_alloc_lru(void *cache, void *lru, unsigned int flags)
+{
+	return calloc(1, xa_node_size);
+}
+KCALLED void call_rcu(void *head, void (*func)(void *head)) { func(head); }
+KCALLED void radix_tree_node_rcu_free(void *head) { unexpected("radix_tree_node_rcu_free"); }
+
+#define UNEXPECTED(sym) KCALLED void sym(void) { unexpected(#sym); }
+UNEXPECTED(__alloc_pages)
+UNEXPECTED(get_user_pages_fast)
+UNEXPECTED(copy_mc_to_kernel)
+UNEXPECTED(copy_mc_to_user)
+UNEXPECTED(fault_in_readable)
+UNEXPECTED(fault_in_safe_writeable)
+
+/* xas_store() clears the marks of the nodes it makes */
+KCALLED void __bitmap_clear(unsigned long *map, unsigned int start, int len)
+{
+	for (; len > 0; len--, start++)
+		map[start / 64] &= ~(1UL << (start % 64));
+}
+UNEXPECTED(__virt_addr_valid)
+UNEXPECTED(__sw_hweight64)
+UNEXPECTED(sg_init_one)
+
+/* ------------------------------------------------------------------------ */
+/* Boot-time patching, as 6.1's arch/x86/kernel/alternative.c does it. */
+
+struct alt_instr {
+	int32_t instr_offset, repl_offset;
+	uint16_t cpuid;
+	uint8_t instrlen, replacementlen;
+} __attribute__((packed));
+
+struct extable_entry {
+	int32_t insn, fixup, data;
+};
+
+/* The linker's bounds of the sections ci/native-bench.sh renamed. */
+#define NB_SECTION __attribute__((weak))
+extern struct alt_instr __start_nb_altinstructions[] NB_SECTION;
+extern struct alt_instr __stop_nb_altinstructions[] NB_SECTION;
+extern int32_t __start_nb_return_sites[] NB_SECTION, __stop_nb_return_sites[] NB_SECTION;
+extern int32_t __start_nb_retpoline_sites[] NB_SECTION;
+extern int32_t __stop_nb_retpoline_sites[] NB_SECTION;
+extern struct extable_entry __start___ex_table[] NB_SECTION, __stop___ex_table[] NB_SECTION;
+extern char __x86_return_thunk[];
+
+#define ALT_FLAG_NOT	(1 << 15)
+static unsigned char features[32 * 32 / 8];
+static int feat_retpoline, feat_retpoline_lfence, feat_rethunk;
+
+static void set_feature(int f) { features[f / 8] |= 1 << (f % 8); }
+static int has_feature(int f) { return features[f / 8] >> (f % 8) & 1; }
+
+static const unsigned char nops[9][8] = {
+	{ 0 },
+	{ 0x90 },
+	{ 0x66, 0x90 },
+	{ 0x0f, 0x1f, 0x00 },
+	{ 0x0f, 0x1f, 0x40, 0x00 },
+	{ 0x0f, 0x1f, 0x44, 0x00, 0x00 },
+	{ 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00 },
+	{ 0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00 },
+	{ 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 },
+};
+
+static void add_nops(unsigned char *p, unsigned int len)
+{
+	while (len) {
+		unsigned int n = len > 8 ? 8 : len;
+
+		memcpy(p, nops[n], n);
+		p += n;
+		len -= n;
+	}
+}
+
+/* Long NOPs for every run of one-byte NOPs at the end of a site. */
+static void optimize_nops(unsigned char *p, unsigned int len)
+{
+	unsigned int k = len;
+
+	while (k && p[k - 1] == 0x90)
+		k--;
+	if (len - k > 1)
+		add_nops(p + k, len - k);
+}
+
+static void text_writable(void *p, size_t len)
+{
+	uintptr_t a = (uintptr_t)p & ~(PAGE_SIZE - 1);
+	uintptr_t e = ((uintptr_t)p + len + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+
+	if (mprotect((void *)a, e - a, PROT_READ | PROT_WRITE | PROT_EXEC))
+		die("mprotect of the text: %s", strerror(errno));
+}
+
+static int patched_alts, patched_returns;
+
+static void apply_alternatives(void)
+{
+	struct alt_instr *a;
+
+	for (a = __start_nb_altinstructions; a < __stop_nb_altinstructions; a++) {
+		unsigned char *instr = (unsigned char *)&a->instr_offset + a->instr_offset;
+		unsigned char *repl = (unsigned char *)&a->repl_offset + a->repl_offset;
+		int feat = a->cpuid & ~ALT_FLAG_NOT;
+		int want = has_feature(feat) ^ !!(a->cpuid & ALT_FLAG_NOT);
+		unsigned char buf[256];
+
+		if (a->replacementlen > a->instrlen)
+			die("alternative at %p: lengths %u/%u", instr,
+			    a->instrlen, a->replacementlen);
+		text_writable(instr, a->instrlen);
+		if (!want) {
+			optimize_nops(instr, a->instrlen);
+			continue;
+		}
+		memcpy(buf, repl, a->replacementlen);
+		if (a->replacementlen == 5 && (buf[0] == 0xe8 || buf[0] == 0xe9)) {
+			int32_t disp;
+
+			memcpy(&disp, buf + 1, 4);
+			disp += repl - instr;
+			memcpy(buf + 1, &disp, 4);
+			/* recompute_jump(): a near jump that fits becomes short */
+			if (buf[0] == 0xe9 && disp + 3 >= -128 && disp + 3 <= 127) {
+				buf[0] = 0xeb;
+				buf[1] = (signed char)(disp + 3);
+				add_nops(buf + 2, 3);
+			}
+		}
+		memset(buf + a->replacementlen, 0x90, a->instrlen - a->replacementlen);
+		optimize_nops(buf, a->instrlen);
+		memcpy(instr, buf, a->instrlen);
+		patched_alts++;
+	}
+}
+
+/* apply_returns(): without X86_FEATURE_RETHUNK a return is a plain ret. */
+static void apply_returns(void)
+{
+	int32_t *s;
+
+	for (s = __start_nb_return_sites; s < __stop_nb_return_sites; s++) {
+		unsigned char *p = (unsigned char *)s + *s;
+		int32_t disp;
+
+		if (p[0] != 0xe9)
+			continue;	/* a conditional jump to the thunk: left alone, as 6.1 does */
+		memcpy(&disp, p + 1, 4);
+		if (p + 5 + disp != (unsigned char *)__x86_return_thunk)
+			continue;
+		if (feat_rethunk)
+			continue;
+		text_writable(p, 5);
+		p[0] = 0xc3;
+		memset(p + 1, 0xcc, 4);
+		patched_returns++;
+	}
+}
+
+/* apply_retpolines(): with the generic retpoline the thunk calls stay. */
+static void check_retpolines(void)
+{
+	if (&__stop_nb_retpoline_sites[0] == &__start_nb_retpoline_sites[0])
+		return;
+	if (!feat_retpoline || feat_retpoline_lfence)
+		die("this CPU's spectre_v2 mitigation is not \"Retpolines\"; the harness "
+		    "only models the generic retpoline (see Documentation/benchmarking.md)");
+}
+
+static char mitigation[256];
+
+static void detect_features(const struct nb_info *nb)
+{
+	unsigned int a, b, c, d;
+	char line[4096];
+	FILE *f;
+
+	set_feature(nb->f_always);
+	set_feature(nb->f_lfence_rdtsc);
+	if (__get_cpuid_count(7, 0, &a, &b, &c, &d)) {
+		if (b & (1u << 9))
+			set_feature(nb->f_erms);
+		if (d & (1u << 4))
+			set_feature(nb->f_fsrm);
+	}
+	f = fopen("/proc/cpuinfo", "r");
+	if (!f)
+		die("/proc/cpuinfo: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "flags", 5)) {
+			if (strstr(line, " rep_good"))
+				set_feature(nb->f_rep_good);
+			break;
+		}
+	fclose(f);
+	f = fopen("/sys/devices/system/cpu/vulnerabilities/spectre_v2", "r");
+	if (f) {
+		if (fgets(mitigation, sizeof(mitigation), f))
+			mitigation[strcspn(mitigation, "\n")] = 0;
+		fclose(f);
+	}
+	feat_retpoline = strstr(mitigation, "Retpolines") != NULL;
+	feat_retpoline_lfence = strstr(mitigation, "LFENCE") != NULL;
+	if (feat_retpoline)
+		set_feature(nb->f_retpoline);
+	if (feat_retpoline_lfence)
+		set_feature(nb->f_retpoline_lfence);
+	feat_rethunk = 0;	/* see Documentation/benchmarking.md */
+}
+
+/* ------------------------------------------------------------------------ */
+/* The exception table: a fault in a user copy takes the kernel's fixup. */
+
+enum { EX_DEFAULT = 1, EX_FAULT = 2, EX_UACCESS = 3, EX_COPY = 4,
+       EX_IMM_REG = 17, EX_UCOPY_LEN = 19 };
+static const int ex_greg[16] = {
+	REG_RAX, REG_RCX, REG_RDX, REG_RBX, REG_RSP, REG_RBP, REG_RSI, REG_RDI,
+	REG_R8, REG_R9, REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15,
+};
+static volatile long faults_fixed;
+
+static void on_segv(int sig, siginfo_t *si, void *uc_)
+{
+	ucontext_t *uc = uc_;
+	greg_t *g = uc->uc_mcontext.gregs;
+	uintptr_t ip = g[REG_RIP];
+	struct extable_entry *e;
+
+	for (e = __start___ex_table; e < __stop___ex_table; e++) {
+		int type, reg, imm;
+
+		if ((uintptr_t)&e->insn + e->insn != ip)
+			continue;
+		type = e->data & 0xff;
+		reg = (e->data >> 8) & 0xf;
+		imm = e->data >> 16;
+		switch (type) {
+		case EX_FAULT:
+		case EX_COPY:
+			g[REG_RAX] = 14;	/* X86_TRAP_PF */
+			break;
+		case EX_DEFAULT:
+		case EX_UACCESS:
+			break;
+		case EX_IMM_REG:
+			g[ex_greg[reg]] = imm;
+			break;
+		case EX_UCOPY_LEN:
+			g[REG_RCX] = g[ex_greg[reg]] + (long)imm * g[REG_RCX];
+			break;
+		default:
+			fprintf(stderr, "native-bench: exception type %d at %#lx\n",
+				type, (unsigned long)ip);
+			abort();
+		}
+		if (e->data & 0x1000)
+			g[REG_RAX] = 0;
+		if (e->data & 0x2000)
+			g[REG_RDX] = 0;
+		g[REG_RIP] = (uintptr_t)&e->fixup + e->fixup;
+		faults_fixed++;
+		return;
+	}
+	fprintf(stderr, "native-bench: %s at %#lx (address %p) with no fixup\n",
+		sig == SIGSEGV ? "SIGSEGV" : "SIGBUS", (unsigned long)ip, si->si_addr);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* A kernel WARN or BUG is a ud2: a splat fails the run. */
+static void on_sigill(int sig, siginfo_t *si, void *uc_)
+{
+	ucontext_t *uc = uc_;
+
+	fprintf(stderr, "native-bench: kernel WARN/BUG (ud2) at %#lx: the run fails\n",
+		(unsigned long)uc->uc_mcontext.gregs[REG_RIP]);
+	_exit(3);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Memory: an arena of pages, with a struct page array for BVEC and XARRAY. */
+
+#define ARENA_PAGES	8192UL		/* 32 MiB */
+#define XA_PFN		2048UL		/* the xarray folios start here */
+static unsigned char *arena;
+static unsigned char *vmemmap;
+
+static void arena_init(const struct nb_info *nb)
+{
+	size_t len = ARENA_PAGES * PAGE_SIZE + (2UL << 20);
+	unsigned char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+	if (p == MAP_FAILED)
+		die("mmap of the arena: %s", strerror(errno));
+	arena = (unsigned char *)(((uintptr_t)p + (2UL << 20) - 1) & ~((2UL << 20) - 1));
+	vmemmap = calloc(ARENA_PAGES, nb->page_struct_size);
+	if (!vmemmap)
+		die("no memory for the struct pages");
+	page_offset_base = (uintptr_t)arena;
+	vmemmap_base = (uintptr_t)vmemmap;
+	xa_node_size = nb->xa_node_size;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Timing */
+
+static inline uint64_t rdtsc_ordered(void)
+{
+	uint32_t lo, hi;
+
+	asm volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) :: "memory");
+	return (uint64_t)hi << 32 | lo;
+}
+
+static double tsc_hz;
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void calibrate_tsc(void)
+{
+	double t0 = now_s(), t1;
+	uint64_t c0 = rdtsc_ordered(), c1;
+
+	do
+		t1 = now_s();
+	while (t1 - t0 < 0.2);
+	c1 = rdtsc_ordered();
+	tsc_hz = (c1 - c0) / (t1 - t0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Cases */
+
+struct side {
+	struct tree *tree;
+	struct nb_desc d;
+};
+
+struct bcase {
+	const char *name;
+	const char *group;	/* ab: base vs series; step: series variant vs inline */
+	struct side a, b;
+	unsigned long chunk_ref;	/* the memcpy reference's chunk, for the report */
+};
+
+#define MAX_CASES 64
+static struct bcase cases[MAX_CASES];
+static int nr_cases;
+
+static const char *type_name[] = { "ubuf", "iovec", "kvec", "bvec", "xarray" };
+
+/* The linear buffer and the iterator's memory: same size, same kind. */
+#define CASE_BYTES	(32UL << 10)
+#define LIN_OFF		(0UL)
+#define ITER_OFF	(1UL << 20)
+
+static struct nb_seg *make_segs(unsigned long start, unsigned long count,
+				unsigned long frag, unsigned long *nr)
+{
+	unsigned long k, n = (count + frag - 1) / frag;
+	struct nb_seg *s = calloc(n, sizeof(*s));
+
+	for (k = 0; k < n; k++) {
+		s[k].addr = start + k * frag;
+		s[k].len = count - k * frag < frag ? count - k * frag : frag;
+	}
+	*nr = n;
+	return s;
+}
+
+static void fill_side(struct side *s, struct tree *t, int type, int op,
+		      const struct nb_seg *segs, unsigned long nr,
+		      unsigned long count, unsigned long chunk, void *xa,
+		      unsigned long xa_start)
+{
+	s->tree = t;
+	s->d.type = type;
+	s->d.op = op;
+	s->d.segs = segs;
+	s->d.nr_segs = nr;
+	s->d.count = count;
+	s->d.chunk = chunk;
+	s->d.buf = arena + LIN_OFF;
+	s->d.vecs = calloc(nr ? nr : 1, t->nb.vec_size);
+	s->d.xa = xa;
+	s->d.xa_start = xa_start;
+	if (type != NB_UBUF && type != NB_XARRAY)
+		t->prepare(&s->d);
+}
+
+static struct bcase *new_case(const char *group, const char *fmt, ...)
+{
+	struct bcase *c;
+	va_list ap;
+	char *name;
+
+	if (nr_cases == MAX_CASES)
+		die("too many cases");
+	c = &cases[nr_cases++];
+	va_start(ap, fmt);
+	if (vasprintf(&name, fmt, ap) < 0)
+		die("no memory");
+	va_end(ap);
+	c->name = name;
+	c->group = group;
+	return c;
+}
+
+/* One case, base against series: the same iterator shape in both. */
+static void ab_case(const char *name, int type, int op, unsigned long count,
+		    unsigned long frag, unsigned long chunk, void *xa)
+{
+	struct bcase *c = new_case("ab", "%s", name);
+	unsigned long nr = 0;
+	struct nb_seg *segs = NULL;
+
+	if (type != NB_XARRAY)
+		segs = make_segs((uintptr_t)arena + ITER_OFF, count,
+				 type == NB_UBUF ? count : frag, &nr);
+	fill_side(&c->a, BASE, type, op, segs, nr, count, chunk, xa, 0);
+	fill_side(&c->b, SERIES, type, op, segs, nr, count, chunk, xa, 0);
+	c->chunk_ref = frag;
+}
+
+static void step_case(const char *name, int type, int op, unsigned long frag)
+{
+	struct bcase *c = new_case("step", "%s", name);
+	unsigned long nr;
+	struct nb_seg *segs = make_segs((uintptr_t)arena + ITER_OFF, CASE_BYTES,
+					frag, &nr);
+	int ref = op == NB_WALK_INDIRECT ? NB_WALK : NB_STEP_INLINE;
+
+	fill_side(&c->a, SERIES, type, ref, segs, nr, CASE_BYTES, CASE_BYTES, NULL, 0);
+	fill_side(&c->b, SERIES, type, op, segs, nr, CASE_BYTES, CASE_BYTES, NULL, 0);
+	c->chunk_ref = frag;
+}
+
+static void *xarrays[10];
+
+static void build_xarrays(void)
+{
+	static const unsigned int orders[] = { 0, 2, 9 };
+	unsigned int k;
+
+	for (k = 0; k < 3; k++) {
+		unsigned int order = orders[k];
+		unsigned long pfn0 = XA_PFN + k * 512, idx;
+		void *xa = calloc(1, SERIES->nb.xa_size);
+
+		SERIES->xa_init(xa);
+		for (idx = 0; idx < 512; idx += 1UL << order)
+			if (SERIES->xa_add(xa, idx, pfn0 + idx, order))
+				die("xa_add of an order-%u folio failed", order);
+		xarrays[order] = xa;
+	}
+}
+
+static void build_cases(void)
+{
+	static const unsigned long frags[] = { 64, 512, 4096 };
+	static const int seg_types[] = { NB_KVEC, NB_IOVEC, NB_BVEC };
+	static const unsigned int orders[] = { 0, 2, 9 };
+	unsigned int f, t, k;
+
+	/* the reference, in both trees: memcpy() in the same chunks (a null test) */
+	for (f = 0; f < 3; f++) {
+		char *name;
+
+		asprintf(&name, "memcpy_%lu", frags[f]);
+		ab_case(name, NB_KVEC, NB_MEMCPY_TO, CASE_BYTES, frags[f], CASE_BYTES, NULL);
+	}
+
+	/* iterators of fragments: one call over all of them */
+	for (t = 0; t < 3; t++)
+		for (f = 0; f < 3; f++)
+			for (k = 0; k < 2; k++) {
+				char *name;
+
+				asprintf(&name, "%s_%s_%lu", type_name[seg_types[t]],
+					 k ? "from" : "to", frags[f]);
+				ab_case(name, seg_types[t], k ? NB_COPY_FROM : NB_COPY_TO,
+					CASE_BYTES, frags[f], CASE_BYTES, NULL);
+			}
+	/* one user buffer, copied in calls of the fragment size */
+	for (f = 0; f < 3; f++)
+		for (k = 0; k < 2; k++) {
+			char *name;
+
+			asprintf(&name, "ubuf_%s_%lu", k ? "from" : "to", frags[f]);
+			ab_case(name, NB_UBUF, k ? NB_COPY_FROM : NB_COPY_TO,
+				CASE_BYTES, frags[f], frags[f], NULL);
+		}
+	/* multi-page bio_vecs: 16 KiB segments */
+	for (k = 0; k < 2; k++) {
+		char *name;
+
+		asprintf(&name, "bvec_%s_16k", k ? "from" : "to");
+		ab_case(name, NB_BVEC, k ? NB_COPY_FROM : NB_COPY_TO,
+			4 * CASE_BYTES, 16384, 4 * CASE_BYTES, NULL);
+	}
+	/* large folios */
+	for (f = 0; f < 3; f++)
+		for (k = 0; k < 2; k++) {
+			char *name;
+
+			asprintf(&name, "xarray_%s_order%u", k ? "from" : "to", orders[f]);
+			ab_case(name, NB_XARRAY, k ? NB_COPY_FROM : NB_COPY_TO,
+				CASE_BYTES, 4096, CASE_BYTES, xarrays[orders[f]]);
+		}
+	/* the empty walk */
+	for (t = 0; t < 3; t++) {
+		char *name;
+
+		asprintf(&name, "%s_walk_64", type_name[seg_types[t]]);
+		ab_case(name, seg_types[t], NB_WALK, CASE_BYTES, 64, CASE_BYTES, NULL);
+	}
+	/* inline, kernel-only and indirect steps (series only) */
+	if (SERIES->nb.has_steps)
+		for (t = 0; t < 3; t += 2) {
+			int ty = seg_types[t];
+			char *name;
+
+			asprintf(&name, "%s_step_kernel_64", type_name[ty]);
+			step_case(name, ty, NB_STEP_KERNEL, 64);
+			asprintf(&name, "%s_step_indirect_64", type_name[ty]);
+			step_case(name, ty, NB_STEP_INDIRECT, 64);
+			asprintf(&name, "%s_walk_indirect_64", type_name[ty]);
+			step_case(name, ty, NB_WALK_INDIRECT, 64);
+		}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Data checks: every timed sample's last call, every random shape. */
+
+static unsigned char *expect;
+static unsigned long rng_state = 88172645463325252UL;
+
+static unsigned long rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static void pattern(unsigned char *p, unsigned long len, unsigned long seed)
+{
+	unsigned long k;
+
+	for (k = 0; k < len; k++)
+		p[k] = (unsigned char)((k * 131 + seed * 7 + (k >> 8)) ^ seed);
+}
+
+/* The bytes of the iterator's memory, in iterator order. */
+static unsigned char *seg_byte(const struct nb_desc *d, unsigned long pos)
+{
+	unsigned long k;
+
+	for (k = 0; k < d->nr_segs; k++) {
+		if (pos < d->segs[k].len)
+			return (unsigned char *)d->segs[k].addr + pos;
+		pos -= d->segs[k].len;
+	}
+	return NULL;
+}
+
+static unsigned long xa_arena_off(const struct nb_desc *d)
+{
+	unsigned int k;
+
+	for (k = 0; k < 10; k++)
+		if (xarrays[k] == d->xa)
+			return (XA_PFN + (k == 0 ? 0 : k == 2 ? 1 : 2) * 512) * PAGE_SIZE;
+	return 0;
+}
+
+/* Set the memory up for one run of @d, so that the result can be checked. */
+static void poison(const struct nb_desc *d, unsigned long seed)
+{
+	unsigned long k;
+	int to = d->op != NB_COPY_FROM;
+
+	if (to) {
+		pattern(d->buf, d->count, seed);
+		for (k = 0; k < d->count; k++) {
+			unsigned char *p = d->type == NB_XARRAY ?
+				arena + xa_arena_off(d) + d->xa_start + k : seg_byte(d, k);
+			*p = 0x5a;
+		}
+	} else {
+		memset(d->buf, 0x5a, d->count);
+		for (k = 0; k < d->count; k++) {
+			unsigned char *p = d->type == NB_XARRAY ?
+				arena + xa_arena_off(d) + d->xa_start + k : seg_byte(d, k);
+			*p = (unsigned char)((k * 131 + seed * 7 + (k >> 8)) ^ seed);
+		}
+	}
+}
+
+/* Did the run move @d->count bytes the right way? 0 if so. */
+static int verify(const struct nb_desc *d, unsigned long seed,
+		  const struct nb_state *st, char *why, size_t whylen)
+{
+	unsigned long k, want_ret = d->count;
+	int to = d->op != NB_COPY_FROM;
+
+	if (d->op == NB_WALK || d->op == NB_WALK_INDIRECT) {
+		if (st->ret != want_ret || st->count != 0) {
+			snprintf(why, whylen, "walk returned %lu, count %lu", st->ret, st->count);
+			return 1;
+		}
+		return 0;
+	}
+	if (st->ret != want_ret) {
+		snprintf(why, whylen, "returned %lu of %lu bytes", st->ret, want_ret);
+		return 1;
+	}
+	if (d->op != NB_MEMCPY_TO && st->count != 0) {
+		snprintf(why, whylen, "iterator count %lu after the copy", st->count);
+		return 1;
+	}
+	pattern(expect, d->count, seed);
+	for (k = 0; k < d->count; k++) {
+		unsigned char *p = d->type == NB_XARRAY ?
+			arena + xa_arena_off(d) + d->xa_start + k : seg_byte(d, k);
+		unsigned char got = to ? *p : ((unsigned char *)d->buf)[k];
+
+		if (got != expect[k]) {
+			snprintf(why, whylen, "byte %lu is %#x, not %#x", k, got, expect[k]);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void check_side(const struct bcase *c, const struct side *s, unsigned long seed)
+{
+	struct nb_state st;
+	char why[160];
+
+	poison(&s->d, seed);
+	s->tree->run(&s->d, 1, &st);
+	if (verify(&s->d, seed, &st, why, sizeof(why)))
+		die("%s, %s kernel: %s", c->name, s->tree->name, why);
+}
+
+/* Random iterator shapes, both trees, against the flat model of the copy. */
+static int random_shapes(unsigned long nr)
+{
+	unsigned long n;
+	int types[] = { NB_UBUF, NB_IOVEC, NB_KVEC, NB_BVEC };
+
+	for (n = 0; n < nr; n++) {
+		struct nb_seg segs[16];
+		unsigned long nseg = 1 + rnd() % 16, k, pos = (uintptr_t)arena + ITER_OFF;
+		unsigned long count = 0;
+		int type = types[rnd() % 4], t;
+
+		if (type == NB_UBUF)
+			nseg = 1;
+		for (k = 0; k < nseg; k++) {
+			pos += rnd() % 300;
+			segs[k].addr = pos;
+			segs[k].len = rnd() % 5 == 0 ? 0 : rnd() % 9000;
+			if (type == NB_UBUF && !segs[k].len)
+				segs[k].len = 1;
+			pos += segs[k].len;
+			count += segs[k].len;
+		}
+		if (!count)
+			continue;
+		for (t = 0; t < 2; t++) {
+			struct side s;
+			struct bcase c = { .name = "random shape" };
+			int op = rnd() & 1 ? NB_COPY_FROM : NB_COPY_TO;
+
+			fill_side(&s, &trees[t], type, op, segs, nseg, count,
+				  1 + rnd() % (count + 64), NULL, 0);
+			check_side(&c, &s, n);
+			free(s.d.vecs);
+		}
+	}
+	return 0;
+}
+
+/* A user copy that runs into a guard page: both trees copy the same bytes
+ * and report the same short count (the kernel's fixup, taken here). */
+static void fault_check(void)
+{
+	unsigned char *guard = arena + ITER_OFF + 8 * PAGE_SIZE;
+	int types[] = { NB_UBUF, NB_IOVEC };
+	unsigned long got[2][2][2];
+	unsigned int t, k, op;
+
+	if (mprotect(guard, PAGE_SIZE, PROT_NONE))
+		die("mprotect of the guard page: %s", strerror(errno));
+	for (k = 0; k < 2; k++)
+		for (op = 0; op < 2; op++)
+			for (t = 0; t < 2; t++) {
+				struct nb_seg seg = { (uintptr_t)guard - 100, 8000 };
+				struct side s;
+				struct nb_state st;
+
+				fill_side(&s, &trees[t], types[k], op ? NB_COPY_FROM : NB_COPY_TO,
+					  &seg, 1, seg.len, seg.len, NULL, 0);
+				memset(s.d.buf, 0x11, seg.len);
+				trees[t].run(&s.d, 1, &st);
+				got[k][op][t] = st.ret;
+				if (st.ret > 100)
+					die("%s %s over a guard page: %lu bytes copied, at most 100 "
+					    "were reachable", type_name[types[k]],
+					    op ? "copy_from_iter" : "copy_to_iter", st.ret);
+				free(s.d.vecs);
+			}
+	if (mprotect(guard, PAGE_SIZE, PROT_READ | PROT_WRITE))
+		die("mprotect: %s", strerror(errno));
+	for (k = 0; k < 2; k++)
+		for (op = 0; op < 2; op++)
+			if (got[k][op][0] != got[k][op][1])
+				die("%s %s over a guard page: base copied %lu bytes, series %lu",
+				    type_name[types[k]], op ? "from" : "to",
+				    got[k][op][0], got[k][op][1]);
+	printf("# fault check: ubuf/iovec copy_to/from_iter over a guard page: short copies "
+	       "of %lu/%lu/%lu/%lu bytes in both kernels (%ld faults fixed up)\n",
+	       got[0][0][0], got[0][1][0], got[1][0][0], got[1][1][0], faults_fixed);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Measuring one case: pairs of batches, order alternating, until the median
+ * ratio's 95% CI is narrow enough or the time is up. */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, unsigned long n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The distribution-free 95% CI of a median, from the order statistics. */
+static void median_ci(double *v, unsigned long n, double *lo, double *hi)
+{
+	double h = 1.96 * sqrt((double)n) / 2;
+	long l = (long)floor(n / 2.0 - h), u = (long)ceil(n / 2.0 + h);
+
+	qsort(v, n, sizeof(*v), cmp_double);
+	if (l < 0)
+		l = 0;
+	if (u > (long)n - 1)
+		u = n - 1;
+	*lo = v[l];
+	*hi = v[u];
+}
+
+static uint64_t time_batch(const struct side *s, unsigned int reps)
+{
+	uint64_t t0 = rdtsc_ordered();
+
+	s->tree->run(&s->d, reps, NULL);
+	return rdtsc_ordered() - t0;
+}
+
+struct opts {
+	int smoke;
+	double target;		/* CI half-width, relative */
+	double max_seconds;	/* per case */
+	unsigned long min_pairs, max_pairs;
+	int cpu;
+	const char *only;
+};
+
+static void measure(const struct bcase *c, const struct opts *o, FILE *out)
+{
+	unsigned long max = o->max_pairs, n = 0, k;
+	double *ra = malloc(max * sizeof(double)), *ca = malloc(max * sizeof(double));
+	double *cb = malloc(max * sizeof(double)), *tmp = malloc(max * sizeof(double));
+	unsigned int reps = 1;
+	double t0, lo = 0, hi = 0, ratio = 0;
+	uint64_t one;
+
+	/* check both sides, then warm up and size the batch to about 40k cycles */
+	check_side(c, &c->a, 1);
+	check_side(c, &c->b, 2);
+	for (k = 0; k < 20; k++) {
+		time_batch(&c->a, 1);
+		time_batch(&c->b, 1);
+	}
+	one = time_batch(&c->a, 16) / 16;
+	if (one == 0)
+		one = 1;
+	reps = 40000 / one;
+	if (reps < 1)
+		reps = 1;
+	if (o->smoke)
+		reps = reps > 4 ? 4 : reps;
+
+	t0 = now_s();
+	while (n < max) {
+		uint64_t a, b;
+		char why[160];
+		struct nb_state st;
+
+		if (n & 1) {
+			b = time_batch(&c->b, reps);
+			a = time_batch(&c->a, reps);
+		} else {
+			a = time_batch(&c->a, reps);
+			b = time_batch(&c->b, reps);
+		}
+		ca[n] = (double)a / reps;
+		cb[n] = (double)b / reps;
+		ra[n] = (double)b / a;
+		n++;
+		/* every 64th pair: the data of both sides again */
+		if ((n & 63) == 0) {
+			const struct side *s = n & 64 ? &c->a : &c->b;
+
+			poison(&s->d, n);
+			s->tree->run(&s->d, 1, &st);
+			if (verify(&s->d, n, &st, why, sizeof(why)))
+				die("%s, %s kernel, pair %lu: %s", c->name, s->tree->name, n, why);
+		}
+		if (n >= o->min_pairs && (n % 50 == 0 || n == max)) {
+			memcpy(tmp, ra, n * sizeof(double));
+			median_ci(tmp, n, &lo, &hi);
+			ratio = median(tmp, n);
+			if ((hi - lo) / 2 <= o->target * ratio)
+				break;
+			if (now_s() - t0 > o->max_seconds)
+				break;
+		}
+	}
+	memcpy(tmp, ra, n * sizeof(double));
+	median_ci(tmp, n, &lo, &hi);
+	ratio = median(tmp, n);
+	{
+		double ma = median(ca, n), mb = median(cb, n);
+
+		fprintf(out, "%s\t%s\t%s\t%s\t%s\t%lu\t%lu\t%.1f\t%.1f\t%.1f\t%.1f\t%.4f\t%.4f\t%.4f\t%lu\t%u\n",
+			c->name, c->group, type_name[c->a.d.type], c->a.tree->name,
+			c->b.tree->name, c->a.d.count, c->chunk_ref,
+			ma, mb, ma * 1e9 / tsc_hz, mb * 1e9 / tsc_hz,
+			ratio, lo, hi, n, reps);
+		fflush(out);
+	}
+	free(ra);
+	free(ca);
+	free(cb);
+	free(tmp);
+}
+
+/* ------------------------------------------------------------------------ */
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: native-bench [--smoke] [--target=REL] [--max-seconds=S]\n"
+		"                    [--max-pairs=N] [--cpu=N] [--only=CASE] [--out=FILE]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { 0, 0.004, 20, 200, 200000, -1, NULL };
+	const char *outpath = NULL;
+	struct sigaction sa;
+	cpu_set_t set;
+	FILE *out = stdout;
+	int k;
+
+	for (k = 1; k < argc; k++) {
+		if (!strcmp(argv[k], "--smoke"))
+			o.smoke = 1;
+		else if (!strncmp(argv[k], "--target=", 9))
+			o.target = atof(argv[k] + 9);
+		else if (!strncmp(argv[k], "--max-seconds=", 14))
+			o.max_seconds = atof(argv[k] + 14);
+		else if (!strncmp(argv[k], "--max-pairs=", 12))
+			o.max_pairs = strtoul(argv[k] + 12, NULL, 0);
+		else if (!strncmp(argv[k], "--cpu=", 6))
+			o.cpu = atoi(argv[k] + 6);
+		else if (!strncmp(argv[k], "--only=", 7))
+			o.only = argv[k] + 7;
+		else if (!strncmp(argv[k], "--out=", 6))
+			outpath = argv[k] + 6;
+		else
+			usage();
+	}
+	if (o.smoke) {
+		o.min_pairs = 8;
+		o.max_pairs = 8;
+	}
+	if (o.max_pairs < o.min_pairs)
+		o.min_pairs = o.max_pairs;
+
+	/* the kernel objects read their stack canary at %gs:40 */
+	if (syscall(SYS_arch_prctl, ARCH_SET_GS, (unsigned long)fake_gs))
+		die("arch_prctl(ARCH_SET_GS): %s", strerror(errno));
+	memset(fake_gs + 40, 0x6b, 8);
+
+	BASE->info(&BASE->nb);
+	SERIES->info(&SERIES->nb);
+	if (memcmp(&BASE->nb.f_always, &SERIES->nb.f_always, 8 * sizeof(int)) ||
+	    BASE->nb.page_struct_size != SERIES->nb.page_struct_size)
+		die("the two trees disagree on X86_FEATURE_* numbers or struct page");
+	detect_features(&SERIES->nb);
+	check_retpolines();
+	apply_returns();
+	apply_alternatives();
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_segv;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sigaction(SIGSEGV, &sa, NULL);
+	sigaction(SIGBUS, &sa, NULL);
+	sa.sa_sigaction = on_sigill;
+	sigaction(SIGILL, &sa, NULL);
+
+	if (o.cpu < 0)
+		o.cpu = sysconf(_SC_NPROCESSORS_ONLN) - 1;
+	CPU_ZERO(&set);
+	CPU_SET(o.cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity(cpu %d): %s", o.cpu, strerror(errno));
+
+	arena_init(&SERIES->nb);
+	expect = malloc(ITER_OFF);
+	calibrate_tsc();
+	build_xarrays();
+
+	printf("# native-bench: cpu %d, TSC %.3f GHz, spectre_v2: %s\n", o.cpu,
+	       tsc_hz / 1e9, mitigation[0] ? mitigation : "unknown");
+	printf("# features: rep_good=%d erms=%d fsrm=%d retpoline=%d; %d alternatives "
+	       "and %d return sites patched\n",
+	       has_feature(SERIES->nb.f_rep_good), has_feature(SERIES->nb.f_erms),
+	       has_feature(SERIES->nb.f_fsrm), feat_retpoline, patched_alts,
+	       patched_returns);
+
+	fault_check();
+	random_shapes(o.smoke ? 300 : 3000);
+	printf("# random shapes: %d iterators, both kernels, byte-exact against the model\n",
+	       o.smoke ? 300 : 3000);
+
+	build_cases();
+	if (outpath) {
+		out = fopen(outpath, "w");
+		if (!out)
+			die("%s: %s", outpath, strerror(errno));
+	}
+	fprintf(out, "case\tgroup\ttype\ta\tb\tbytes\tfrag\ta_cycles\tb_cycles\ta_ns\tb_ns\t"
+		"ratio\tci_lo\tci_hi\tpairs\treps\n");
+	for (k = 0; k < nr_cases; k++) {
+		if (o.only && strcmp(o.only, cases[k].name))
+			continue;
+		measure(&cases[k], &o, out);
+		if (out != stdout)
+			fprintf(stderr, "native-bench: %s done\n", cases[k].name);
+	}
+	if (out != stdout)
+		fclose(out);
+	return 0;
+}

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Combine the native harness's per-layout results into one table.
+
+Each results.<layout>.tsv (bench/native/runtime.c) gives, per case, the
+median cycles per call of side a and side b and the median ratio b/a with
+its distribution-free 95% CI over the pairs.  Code placement moves a ratio
+by more than that CI, so the combined figure is the median of the layouts'
+ratios and its interval runs from the lowest CI bound of any layout to the
+highest.
+
+The iteration overhead of a case is its cycles minus those of the memcpy
+reference over the same bytes and chunks in the same tree (memcpy_<frag>);
+its ratio is series overhead / base overhead.
+
+Writes OUT/results.json, OUT/table.md and OUT/table.txt.
+"""
+import argparse
+import csv
+import json
+import os
+import statistics
+import sys
+
+
+def load(path):
+    with open(path, newline='') as f:
+        return {r['case']: r for r in csv.DictReader(f, delimiter='\t')}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('results', nargs='+', help='results.<layout>.tsv files')
+    ap.add_argument('--trees', help='trees.tsv: tree<TAB>commit')
+    ap.add_argument('--out', required=True)
+    a = ap.parse_args()
+
+    layouts = {}
+    for p in a.results:
+        name = os.path.basename(p)[len('results.'):-len('.tsv')]
+        layouts[name] = load(p)
+    if not layouts:
+        sys.exit('native_report: no results')
+    first = next(iter(layouts.values()))
+    cases = []
+    for case, row in first.items():
+        rows = [lay[case] for lay in layouts.values() if case in lay]
+        if len(rows) != len(layouts):
+            sys.exit(f'native_report: {case} is missing from a layout')
+        med = lambda k: statistics.median(float(r[k]) for r in rows)
+        c = {
+            'case': case, 'group': row['group'], 'type': row['type'],
+            'a': row['a'], 'b': row['b'],
+            'bytes': int(row['bytes']), 'frag': int(row['frag']),
+            'a_cycles': med('a_cycles'), 'b_cycles': med('b_cycles'),
+            'a_ns': med('a_ns'), 'b_ns': med('b_ns'),
+            'ratio': med('ratio'),
+            'ci95': [min(float(r['ci_lo']) for r in rows),
+                     max(float(r['ci_hi']) for r in rows)],
+            'pairs': sum(int(r['pairs']) for r in rows),
+            'layouts': {n: {'ratio': float(lay[case]['ratio']),
+                            'ci95': [float(lay[case]['ci_lo']),
+                                     float(lay[case]['ci_hi'])]}
+                        for n, lay in layouts.items()},
+        }
+        cases.append(c)
+
+    by = {c['case']: c for c in cases}
+    for c in cases:
+        ref = by.get(f"memcpy_{c['frag']}")
+        c['overhead'] = None
+        if (c['group'] != 'ab' or c['case'].startswith('memcpy_') or '_walk' in c['case']
+                or ref is None or ref['bytes'] != c['bytes']):
+            continue
+        oa = c['a_cycles'] - ref['a_cycles']
+        ob = c['b_cycles'] - ref['b_cycles']
+        c['overhead'] = {'base': oa, 'series': ob,
+                         'ratio': ob / oa if oa > 0 else None}
+
+    trees = {}
+    if a.trees:
+        with open(a.trees) as f:
+            trees = dict(line.rstrip('\n').split('\t') for line in f if line.strip())
+    os.makedirs(a.out, exist_ok=True)
+    with open(os.path.join(a.out, 'results.json'), 'w') as f:
+        json.dump({'trees': trees, 'layouts': list(layouts), 'cases': cases}, f, indent=1)
+
+    ab = [c for c in cases if c['group'] == 'ab']
+    st = [c for c in cases if c['group'] == 'step']
+    lines = [f'Native, x86_64 (this CPU), {len(layouts)} layout(s); cycles per call '
+             '(TSC); ratio = series/base, median of the layouts; 95% CI over all '
+             'layouts; overhead = case - memcpy_<frag> in the same tree',
+             '',
+             '| case | base cycles | series cycles | ratio | 95% CI | overhead base | '
+             'overhead series | overhead ratio |',
+             '|---|---:|---:|---:|---|---:|---:|---:|']
+    for c in ab:
+        o = c['overhead']
+        ov = ('| - | - | - |' if not o else
+              f"| {o['base']:.0f} | {o['series']:.0f} | "
+              f"{'-' if o['ratio'] is None else format(o['ratio'], '.3f')} |")
+        lines.append(f"| {c['case']} | {c['a_cycles']:.0f} | {c['b_cycles']:.0f} | "
+                     f"{c['ratio']:.3f} | {c['ci95'][0]:.3f}-{c['ci95'][1]:.3f} {ov}")
+    if st:
+        lines += ['', 'Step variants at the tip, against the inline step (walks: against '
+                  'the inline empty walk); retpolines on',
+                  '', '| case | inline cycles | variant cycles | ratio | 95% CI |',
+                  '|---|---:|---:|---:|---|']
+        for c in st:
+            lines.append(f"| {c['case']} | {c['a_cycles']:.0f} | {c['b_cycles']:.0f} | "
+                         f"{c['ratio']:.3f} | {c['ci95'][0]:.3f}-{c['ci95'][1]:.3f} |")
+    over = [c['case'] for c in ab if c['ci95'][1] > 1.01]
+    lines += ['', f"CI upper bound above 1.01: {len(over)} of {len(ab)} cases"
+              + (f" ({', '.join(over)})" if over else '')]
+    text = '\n'.join(lines) + '\n'
+    with open(os.path.join(a.out, 'table.md'), 'w') as f:
+        f.write(text)
+    with open(os.path.join(a.out, 'table.txt'), 'w') as f:
+        f.write(text)
+    sys.stdout.write(text)
+
+
+if __name__ == '__main__':
+    main()
