@@ -7,6 +7,8 @@
 #   native  the native A/B harness (ci/native-bench.sh, bench/native/): both
 #           trees' lib/iov_iter.o in one process on this CPU, retpolines
 #           on, the kernel's own copy routines; cycles with 95% CIs;
+#   syscall ci/syscall-bench.sh: instructions per system call, a static
+#           /init on both kernels under icount;
 #   icount  the KUnit kernels of make kunit (the benchmarks are in every KUnit
 #           configuration; the tip in build/kunit/x86_64, the base in
 #           build/rev/kunit/x86_64), booted interleaved, A B A B ..., on
@@ -32,6 +34,8 @@ if [ "$SMOKE" = 1 ]; then
 else
 	dest=$OUT/bench
 fi
+brepro="make bench"
+[ "$SMOKE" != 1 ] || brepro="BENCH_SMOKE=1 make bench"
 t0=$(date +%s)
 progress() { printf '[bench %4ss] %s\n' "$(($(date +%s) - t0))" "$*"; }
 
@@ -125,8 +129,15 @@ report=("$TOP/build/venv/bin/python" "$TOP/ci/bench_report.py" "$dest/runs.tsv"
 progress "native harness"
 NATIVE_SMOKE=$SMOKE NATIVE_OUT=$dest/native bash "$TOP/ci/native-bench.sh" > "$dest/native.log" 2>&1 || {
 	tail -n 30 "$dest/native.log" >&2
-	die "the native harness failed (log: ${dest#"$TOP"/}/native.log)" "${SMOKE:+BENCH_SMOKE=1 }make bench"
+	die "the native harness failed (log: ${dest#"$TOP"/}/native.log)" "$brepro"
 }
+progress "per-syscall program"
+SYSCALL_SMOKE=$SMOKE bash "$TOP/ci/syscall-bench.sh" > "$dest/syscall.log" 2>&1 || {
+	tail -n 30 "$dest/syscall.log" >&2
+	die "the per-syscall benchmark failed (log: ${dest#"$TOP"/}/syscall.log)" "$brepro"
+}
+rm -rf "$dest/syscall"
+cp -r "$OUT/syscall$([ "$SMOKE" = 1 ] && echo -smoke)" "$dest/syscall"
 if [ "$SMOKE" = 1 ]; then
 	: > "$dest/results.tsv"
 	"${report[@]}" --smoke --results="$dest/results.tsv" ||
@@ -135,6 +146,6 @@ if [ "$SMOKE" = 1 ]; then
 fi
 "${report[@]}" --sizes="$dest/nm.txt" --out="$dest" --png="$dest/bench.png" || die "the report failed" "make bench"
 if [ "${BENCH_COVER:-1}" = 1 ]; then
-	bash "$TOP/ci/cover-bench.sh" "$dest/results.json" "$dest/native/table.md"
+	bash "$TOP/ci/cover-bench.sh" "$dest/results.json" "$dest/native/table.md" "$dest/syscall/table.md"
 fi
 progress "done: out/bench/results.json, table.txt, table.md, bench.png, native/"

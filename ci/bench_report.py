@@ -211,6 +211,9 @@ def tables(res, only=None):
             rows.append(row)
         emit_table(text, md, f'{mode}: {mres["label"]}', hdr, rows)
         variants = variant_rows(mres)
+        if det:
+            for v in variants:
+                v[1] = v[1].replace('ns', 'insns')
         if variants:
             emit_table(text, md, f'{mode}: step variants at the series tip, against the inline walk',
                        ['case', 'unit', 'series', 'reference', 'ratio to reference'], variants)

@@ -19,6 +19,8 @@
 #   NATIVE_ARGS=...  more arguments for the binary (--target=, --max-seconds=,
 #                    --only=CASE, --cpu=N)
 #   NATIVE_OUT=dir   where results.tsv and run.log go (default out/native)
+#   NATIVE_BASE=rev  another commit of build/linux as the "base" side (for
+#                    example a variant of the tip, to measure a divergence)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -31,7 +33,11 @@ mkdir -p "$ND" "$dest"
 
 [ "$(uname -m)" = x86_64 ] || die "the native harness runs the x86_64 kernel objects: it needs an x86_64 host"
 [ -d "$TREE/.git" ] || die "$TREE does not exist" "make tree"
-base_rev=$(bench_base_rev) || die "no commit in base..HEAD adds CONFIG_IOV_ITER_BENCH_KUNIT_TEST" "$repro"
+if [ -n "${NATIVE_BASE:-}" ]; then
+	base_rev=$(tgit rev-parse -q --verify "$NATIVE_BASE^{commit}") || die "NATIVE_BASE=$NATIVE_BASE is not a commit of $TREE"
+else
+	base_rev=$(bench_base_rev) || die "no commit in base..HEAD adds CONFIG_IOV_ITER_BENCH_KUNIT_TEST" "$repro"
+fi
 tip=$(tgit rev-parse HEAD)
 
 shared_objs=(arch/x86/lib/memcpy_64.o arch/x86/lib/memset_64.o arch/x86/lib/copy_user_64.o

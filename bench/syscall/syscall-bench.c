@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What a read() costs: the /init of a minimal initramfs, booted under QEMU
+ * TCG with -icount shift=0,sleep=off, where the guest's TSC advances one
+ * tick per executed instruction.  Each system call below is timed with
+ * rdtsc around the call, many times; the median is its cost in
+ * instructions, user entry and exit included.  ci/syscall-bench.sh boots it
+ * on the base and the series kernel and compares.
+ *
+ * Every call's result is checked (bytes and contents), so that a failing
+ * call cannot pass for a cheap one.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/reboot.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define ITERS	200
+
+static unsigned long iters = ITERS;
+
+static void fail(const char *what)
+{
+	printf("syscall-bench: FAIL %s: %s\n", what, strerror(errno));
+	fflush(stdout);
+	sync();
+	reboot(RB_AUTOBOOT);
+	_exit(1);
+}
+
+static inline uint64_t tsc(void)
+{
+	uint32_t lo, hi;
+
+	asm volatile("rdtsc" : "=a"(lo), "=d"(hi) :: "memory");
+	return (uint64_t)hi << 32 | lo;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t *samples;
+
+static void report(const char *name, unsigned long n)
+{
+	qsort(samples, n, sizeof(*samples), cmp_u64);
+	printf("syscall name=%s unit=insns n=%lu median=%llu min=%llu max=%llu\n",
+	       name, n, (unsigned long long)samples[n / 2],
+	       (unsigned long long)samples[0], (unsigned long long)samples[n - 1]);
+	fflush(stdout);
+}
+
+/* time(EXPR) as one sample: the instructions around one call */
+#define SAMPLE(k, expr) do {			\
+		uint64_t t0 = tsc();		\
+		long r_ = (expr);		\
+		samples[k] = tsc() - t0;	\
+		ret = r_;			\
+	} while (0)
+
+static unsigned char wbuf[65536], rbuf[65536];
+
+static void check(const char *what, long ret, long want, const void *got,
+		  const void *exp)
+{
+	if (ret != want) {
+		printf("syscall-bench: FAIL %s returned %ld, not %ld (%s)\n", what, ret, want,
+		       ret < 0 ? strerror(errno) : "short");
+		fflush(stdout);
+		reboot(RB_AUTOBOOT);
+		_exit(1);
+	}
+	if (got && memcmp(got, exp, want)) {
+		printf("syscall-bench: FAIL %s: wrong bytes\n", what);
+		fflush(stdout);
+		reboot(RB_AUTOBOOT);
+		_exit(1);
+	}
+}
+
+/* The calibration: a loop of a known number of instructions. */
+static void calibrate(void)
+{
+	unsigned long k;
+
+	for (k = 0; k < iters; k++) {
+		uint64_t t0 = tsc();
+		unsigned long n = 10000;
+
+		asm volatile("1: dec %0; jnz 1b" : "+r"(n));
+		samples[k] = tsc() - t0;
+	}
+	report("calibration_20000", iters);
+}
+
+static void file_cases(void)
+{
+	int fd = open("/bench.dat", O_RDWR | O_CREAT | O_TRUNC, 0600);
+	struct iovec iov[8];
+	unsigned long k;
+	long ret;
+	int p[2];
+
+	if (fd < 0)
+		fail("open /bench.dat");
+	for (k = 0; k < sizeof(wbuf); k++)
+		wbuf[k] = (unsigned char)(k * 7 + (k >> 9));
+	if (write(fd, wbuf, sizeof(wbuf)) != sizeof(wbuf))
+		fail("write /bench.dat");
+
+	for (k = 0; k < iters; k++) {
+		SAMPLE(k, pread(fd, rbuf, 4096, 4096));
+		check("pread 4096", ret, 4096, rbuf, wbuf + 4096);
+	}
+	report("pread_4096", iters);
+	for (k = 0; k < iters; k++) {
+		SAMPLE(k, pread(fd, rbuf, 64, 128));
+		check("pread 64", ret, 64, rbuf, wbuf + 128);
+	}
+	report("pread_64", iters);
+
+	for (k = 0; k < 8; k++) {
+		iov[k].iov_base = rbuf + k * 512;
+		iov[k].iov_len = 512;
+	}
+	for (k = 0; k < iters; k++) {
+		SAMPLE(k, preadv(fd, iov, 8, 0));
+		check("preadv 8x512", ret, 4096, rbuf, wbuf);
+	}
+	report("preadv_8x512", iters);
+	for (k = 0; k < 8; k++)
+		iov[k].iov_base = wbuf + k * 512;
+	for (k = 0; k < iters; k++) {
+		SAMPLE(k, pwritev(fd, iov, 8, 0));
+		check("pwritev 8x512", ret, 4096, NULL, NULL);
+	}
+	report("pwritev_8x512", iters);
+	if (pread(fd, rbuf, 4096, 0) != 4096 || memcmp(rbuf, wbuf, 4096))
+		fail("pwritev wrote the wrong bytes");
+
+	if (pipe(p))
+		fail("pipe");
+	for (k = 0; k < iters; k++) {
+		SAMPLE(k, write(p[1], wbuf, 512));
+		check("pipe write 512", ret, 512, NULL, NULL);
+		if (read(p[0], rbuf, 512) != 512)
+			fail("pipe drain");
+	}
+	report("pipe_write_512", iters);
+	for (k = 0; k < iters; k++) {
+		if (write(p[1], wbuf + 512, 512) != 512)
+			fail("pipe fill");
+		SAMPLE(k, read(p[0], rbuf, 512));
+		check("pipe read 512", ret, 512, rbuf, wbuf + 512);
+	}
+	report("pipe_read_512", iters);
+
+	for (k = 0; k < iters; k++) {
+		loff_t off = 8192;
+
+		SAMPLE(k, splice(fd, &off, p[1], NULL, 4096, 0));
+		check("splice file->pipe 4096", ret, 4096, NULL, NULL);
+		if (read(p[0], rbuf, 4096) != 4096 || memcmp(rbuf, wbuf + 8192, 4096))
+			fail("splice moved the wrong bytes");
+	}
+	report("splice_file_pipe_4096", iters);
+	for (k = 0; k < iters; k++) {
+		off_t off = 12288;
+
+		SAMPLE(k, sendfile(p[1], fd, &off, 4096));
+		check("sendfile file->pipe 4096", ret, 4096, NULL, NULL);
+		if (read(p[0], rbuf, 4096) != 4096 || memcmp(rbuf, wbuf + 12288, 4096))
+			fail("sendfile moved the wrong bytes");
+	}
+	report("sendfile_file_pipe_4096", iters);
+	close(p[0]);
+	close(p[1]);
+	close(fd);
+}
+
+/*
+ * UDP on loopback with software checksums.  Loopback offers checksum
+ * offload, which a corked send does not use: with MSG_MORE the data is
+ * checksummed while it is copied in (csum_and_copy_from_iter_full()), the
+ * datagram leaves without CHECKSUM_PARTIAL, and the receiver checksums it
+ * while copying it out (skb_copy_and_csum_datagram_msg()).  A send is the
+ * corked send plus the empty send that pushes it.
+ */
+static void udp_cases(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct ifreq ifr;
+	socklen_t al = sizeof(a);
+	unsigned long k;
+	int s, r;
+	long ret;
+
+	s = socket(AF_INET, SOCK_DGRAM, 0);
+	if (s < 0)
+		fail("socket");
+	memset(&ifr, 0, sizeof(ifr));
+	strcpy(ifr.ifr_name, "lo");
+	if (ioctl(s, SIOCGIFFLAGS, &ifr))
+		fail("SIOCGIFFLAGS lo");
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(s, SIOCSIFFLAGS, &ifr))
+		fail("SIOCSIFFLAGS lo");
+	r = socket(AF_INET, SOCK_DGRAM, 0);
+	if (r < 0 || bind(r, (struct sockaddr *)&a, sizeof(a)) ||
+	    getsockname(r, (struct sockaddr *)&a, &al))
+		fail("bind");
+	if (connect(s, (struct sockaddr *)&a, sizeof(a)))
+		fail("connect");
+	for (k = 0; k < iters; k++) {
+		SAMPLE(k, send(s, wbuf, 512, MSG_MORE) + send(s, wbuf, 0, 0));
+		check("udp send 512", ret, 512, NULL, NULL);
+		if (recv(r, rbuf, 512, 0) != 512 || memcmp(rbuf, wbuf, 512))
+			fail("udp drain");
+	}
+	report("udp_send_512_swcsum", iters);
+	for (k = 0; k < iters; k++) {
+		if (send(s, wbuf + 1024, 512, MSG_MORE) != 512 || send(s, wbuf, 0, 0))
+			fail("udp fill");
+		SAMPLE(k, recv(r, rbuf, 512, 0));
+		check("udp recv 512", ret, 512, rbuf, wbuf + 1024);
+	}
+	report("udp_recv_512_swcsum", iters);
+	close(r);
+	close(s);
+}
+
+int main(int argc, char **argv)
+{
+	const char *n = getenv("bench_iters");
+
+	if (n)
+		iters = strtoul(n, NULL, 0);
+	if (iters < 3)
+		iters = 3;
+	samples = calloc(iters, sizeof(*samples));
+	printf("syscall-bench: start, %lu calls per case\n", iters);
+	calibrate();
+	file_cases();
+	udp_cases();
+	printf("syscall-bench: done\n");
+	fflush(stdout);
+	sync();
+	reboot(RB_AUTOBOOT);
+	return 0;
+}

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# What a read() costs: bench/syscall/syscall-bench.c as the /init of an
+# initramfs, booted on the base and the series kernel (x86_64 tinyconfig +
+# configs/syscall.config) under QEMU TCG with -icount shift=0,sleep=off,
+# interleaved (base, series, base, series).  Each case is the median number
+# of guest instructions of one system call.  Results: out/syscall/
+# {results.tsv,table.md,boot-*.log}.
+#
+#   base    the tree at the benchmark patch (as make bench)
+#   series  the tip of build/linux
+#
+#   SYSCALL_BOOTS=2   boots per kernel
+#   SYSCALL_ITERS=200 calls per case and boot (the SYSCALL_SMOKE=1 run: 5)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+repro="bash ci/syscall-bench.sh"
+SD=$TOP/build/syscall
+dest=$OUT/syscall
+boots=${SYSCALL_BOOTS:-2}
+iters=${SYSCALL_ITERS:-200}
+if [ "${SYSCALL_SMOKE:-0}" = 1 ]; then
+	boots=1 iters=5 dest=$OUT/syscall-smoke
+	repro="SYSCALL_SMOKE=1 $repro"
+fi
+rm -rf "$dest"
+mkdir -p "$SD" "$dest"
+[ -d "$TREE/.git" ] || die "$TREE does not exist" "make tree"
+base_rev=$(bench_base_rev) || die "no commit in base..HEAD adds CONFIG_IOV_ITER_BENCH_KUNIT_TEST" "$repro"
+tip=$(tgit rev-parse HEAD)
+detached_worktree "$SD/base/linux" "$base_rev"
+
+# build KERNEL SRC: x86_64 tinyconfig + configs/syscall.config in $SD/KERNEL/obj.
+build() {
+	local k=$1 src=$2 obj=$SD/$1/obj blog=$SD/$1.build.log
+	mkdir -p "$obj"
+	{
+		make -s -C "$src" O="$obj" ARCH=x86_64 tinyconfig &&
+		"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$TOP/configs/syscall.config" &&
+		make -s -C "$src" O="$obj" ARCH=x86_64 olddefconfig &&
+		make -s -C "$src" O="$obj" ARCH=x86_64 -j"$(nproc)" bzImage
+	} > "$blog" 2>&1 || {
+		tail -n 30 "$blog" >&2
+		die "building the $k kernel failed (log: ${blog#"$TOP"/})" "$repro"
+	}
+	# merge_config.sh only warns about a symbol the tree does not accept
+	local sym
+	for sym in $(sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=y$/\1/p' "$TOP/configs/syscall.config"); do
+		grep -qx "$sym=y" "$obj/.config" || die "the $k kernel has no $sym=y" "$repro"
+	done
+}
+build base "$SD/base/linux"
+build series "$TREE"
+
+gcc -O2 -static -Wall -o "$SD/init" "$TOP/bench/syscall/syscall-bench.c" ||
+	die "compiling bench/syscall/syscall-bench.c failed" "$repro"
+printf 'dir /dev 0755 0 0\nnod /dev/console 0600 0 0 c 5 1\nfile /init %s 0755 0 0\n' "$SD/init" > "$SD/initramfs.list"
+# the kernel's own initramfs writer, built from the tip's source
+gcc -O2 -o "$SD/gen_init_cpio" "$TREE/usr/gen_init_cpio.c" || die "compiling usr/gen_init_cpio.c failed" "$repro"
+"$SD/gen_init_cpio" "$SD/initramfs.list" > "$SD/initramfs.cpio" ||
+	die "gen_init_cpio failed" "$repro"
+
+: > "$dest/runs.tsv"
+for ((i = 1; i <= boots; i++)); do
+	for k in base series; do
+		log="$dest/boot-$k-$i.log"
+		timeout 600 qemu-system-x86_64 -accel tcg -icount shift=0,sleep=off -m 512 \
+			-nodefaults -nographic -no-reboot -serial stdio \
+			-kernel "$SD/$k/obj/arch/x86/boot/bzImage" -initrd "$SD/initramfs.cpio" \
+			-append "console=ttyS0 panic=-1 bench_iters=$iters" > "$log" 2>&1 || :
+		grep -q '^syscall-bench: done' "$log" || {
+			tail -n 20 "$log" >&2
+			die "the $k kernel's boot $i did not finish the benchmark (log: ${log#"$TOP"/})" "$repro"
+		}
+		! grep -qE '^syscall-bench: FAIL|WARNING:|BUG:|Oops' "$log" || {
+			grep -E '^syscall-bench: FAIL|WARNING:|BUG:|Oops' "$log" >&2
+			die "the $k kernel's boot $i failed a call or splatted (log: ${log#"$TOP"/})" "$repro"
+		}
+		printf '%s\t%s\t%s\n' "$k" "$i" "$log" >> "$dest/runs.tsv"
+	done
+done
+python3 - "$dest" "$base_rev" "$tip" <<'PY'
+import re, sys
+dest, base, tip = sys.argv[1:]
+line = re.compile(r'^syscall name=(\w+) unit=insns n=(\d+) median=(\d+) min=(\d+) max=(\d+)')
+res = {}
+for run in open(f'{dest}/runs.tsv'):
+    k, i, log = run.rstrip('\n').split('\t')
+    for l in open(log, errors='replace'):
+        m = line.match(l.strip())
+        if m:
+            res.setdefault(m[1], {}).setdefault(k, []).append(int(m[3]))
+with open(f'{dest}/results.tsv', 'w') as f:
+    f.write('case\tbase\tseries\tratio\tbase_boots\tseries_boots\n')
+    rows = ['| call | base insns | series insns | ratio | identical across boots |',
+            '|---|---:|---:|---:|---|']
+    for case, v in res.items():
+        b, s = v.get('base', []), v.get('series', [])
+        if not b or not s:
+            sys.exit(f'syscall-bench: {case} is missing from a kernel')
+        same = len(set(b)) == 1 and len(set(s)) == 1
+        r = s[0] / b[0]
+        f.write(f'{case}\t{b[0]}\t{s[0]}\t{r:.4f}\t{",".join(map(str, b))}\t{",".join(map(str, s))}\n')
+        rows.append(f'| {case} | {b[0]} | {s[0]} | {r:.3f} | {"yes" if same else "no: " + ",".join(map(str, b)) + " / " + ",".join(map(str, s))} |')
+text = (f'per system call, median guest instructions (QEMU TCG -icount shift=0; rdtsc '
+        f'around each call), base {base[:12]} vs series {tip[:12]}\n\n' + '\n'.join(rows) + '\n')
+open(f'{dest}/table.md', 'w').write(text)
+print(text)
+PY
