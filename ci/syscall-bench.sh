@@ -45,9 +45,9 @@ build() {
 	}
 	# merge_config.sh only warns about a symbol the tree does not accept
 	local sym
-	for sym in $(sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=y$/\1/p' "$TOP/configs/syscall.config"); do
+	while read -r sym; do
 		grep -qx "$sym=y" "$obj/.config" || die "the $k kernel has no $sym=y" "$repro"
-	done
+	done < <(sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=y$/\1/p' "$TOP/configs/syscall.config")
 }
 build base "$SD/base/linux"
 build series "$TREE"
