@@ -4,9 +4,11 @@
 Each results.<layout>.tsv (bench/native/runtime.c) gives, per case, the
 median cycles per call of side a and side b and the median ratio b/a with
 its distribution-free 95% CI over the pairs.  Code placement moves a ratio
-by more than that CI, so the combined figure is the median of the layouts'
-ratios and its interval runs from the lowest CI bound of any layout to the
-highest.
+by more than that CI, so each layout's ratio is one draw of the placement:
+the combined ratio is their geometric mean, and its 95% CI the t interval
+of the mean log ratio over the layouts (n - 1 degrees of freedom).  With
+one layout (the smoke run) it is that layout's own CI.  The range of the
+layouts' CIs is kept as "placement_range".
 
 The iteration overhead of a case is its cycles minus those of the memcpy
 reference over the same bytes and chunks in the same tree (memcpy_<frag>);
@@ -17,9 +19,18 @@ Writes OUT/results.json, OUT/table.md and OUT/table.txt.
 import argparse
 import csv
 import json
+import math
 import os
 import statistics
 import sys
+
+# two-sided 95% t quantiles by degrees of freedom
+T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365,
+       8: 2.306, 9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 15: 2.131, 20: 2.086}
+
+
+def t95(df):
+    return T95.get(df) or T95[max(k for k in T95 if k <= df)]
 
 
 def load(path):
@@ -53,15 +64,23 @@ def main():
             'bytes': int(row['bytes']), 'frag': int(row['frag']),
             'a_cycles': med('a_cycles'), 'b_cycles': med('b_cycles'),
             'a_ns': med('a_ns'), 'b_ns': med('b_ns'),
-            'ratio': med('ratio'),
-            'ci95': [min(float(r['ci_lo']) for r in rows),
-                     max(float(r['ci_hi']) for r in rows)],
+            'placement_range': [min(float(r['ci_lo']) for r in rows),
+                                max(float(r['ci_hi']) for r in rows)],
             'pairs': sum(int(r['pairs']) for r in rows),
             'layouts': {n: {'ratio': float(lay[case]['ratio']),
                             'ci95': [float(lay[case]['ci_lo']),
                                      float(lay[case]['ci_hi'])]}
                         for n, lay in layouts.items()},
         }
+        logs = [math.log(float(r['ratio'])) for r in rows]
+        if len(logs) == 1:
+            c['ratio'] = float(rows[0]['ratio'])
+            c['ci95'] = [float(rows[0]['ci_lo']), float(rows[0]['ci_hi'])]
+        else:
+            m = statistics.mean(logs)
+            h = t95(len(logs) - 1) * statistics.stdev(logs) / math.sqrt(len(logs))
+            c['ratio'] = math.exp(m)
+            c['ci95'] = [math.exp(m - h), math.exp(m + h)]
         cases.append(c)
 
     by = {c['case']: c for c in cases}
@@ -86,9 +105,10 @@ def main():
 
     ab = [c for c in cases if c['group'] == 'ab']
     st = [c for c in cases if c['group'] == 'step']
-    lines = [f'Native, x86_64 (this CPU), {len(layouts)} layout(s); cycles per call '
-             '(TSC); ratio = series/base, median of the layouts; 95% CI over all '
-             'layouts; overhead = case - memcpy_<frag> in the same tree',
+    lines = [f'Native, x86_64 (this CPU), {len(layouts)} link layout(s); cycles per call '
+             '(TSC, median of the layouts); ratio = series/base, geometric mean over '
+             'the layouts, with the 95% t interval of that mean; overhead = case - '
+             'memcpy_<frag> in the same tree',
              '',
              '| case | base cycles | series cycles | ratio | 95% CI | overhead base | '
              'overhead series | overhead ratio |',
