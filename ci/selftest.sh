@@ -5,6 +5,8 @@
 #   - tree/export/lint on a tiny 6.1-shaped tree: export is byte-stable, a
 #     broken patch stops make tree and is named, a series/file mismatch and
 #     unexported commits are refused;
+#   - codegen.py on two tiny objects: a new indirect call and a changed copy
+#     primitive fail the audit unless the allow file names them;
 #   - shellcheck on every script.
 # Writes PASS/FAIL lines to out/selftest/results.tsv.
 set -euo pipefail
@@ -138,6 +140,25 @@ expect bench-lines-clean 0 '2 cases passed, 0 problem' -- \
 grep -v 'bench name=kvec_to ' "$data/ktap/bench.log" > "$work/bench-no-line.log"
 expect bench-lines-missing 1 'bench_kvec_to passed without a well-formed line' -- \
 	python3 "$TOP/ci/bench_report.py" --lines="$work/bench-no-line.log"
+
+# --- codegen.py: a new indirect call and a changed copy primitive are caught ------
+mkdir -p "$work/cg/base" "$work/cg/tip"
+cg_cc=(gcc -O2 -mtune=generic -mindirect-branch=thunk-extern -mindirect-branch-register
+	-fno-asynchronous-unwind-tables -c)
+printf '%s\n' 'void *memcpy(void *d, const void *s, unsigned long n);' \
+	'int walk(int (*step)(int), int x) { return x + 1; }' \
+	'void cp(char *d, const char *s, unsigned long n) { memcpy(d, s, n); }' > "$work/cg/base.c"
+printf '%s\n' 'int walk(int (*step)(int), int x) { return step(x) + 1; }' \
+	'struct b { long v[512]; };' \
+	'void cp(char *d, const char *s, unsigned long n) { *(struct b *)d = *(const struct b *)s; }' > "$work/cg/tip.c"
+"${cg_cc[@]}" -o "$work/cg/base/t.o" "$work/cg/base.c"
+"${cg_cc[@]}" -o "$work/cg/tip/t.o" "$work/cg/tip.c"
+printf '# none\n' > "$work/cg/allow-none"
+printf 't.o\twalk\tindirect\ttest\nt.o\tcp\tcopy\ttest\n' > "$work/cg/allow-both"
+cg() { python3 "$TOP/ci/codegen.py" --base="$work/cg/base" --tip="$work/cg/tip" --out="$work/cg/out" "$@" t.o; }
+expect codegen-new-indirect 1 't.o: walk: indirect' -- cg --allow="$work/cg/allow-none"
+expect codegen-copy-changed 1 't.o: cp: copy: memcpy x1 -> inline rep movsq' -- cg --allow="$work/cg/allow-none"
+expect codegen-allowed 0 'allowed by ci/codegen-allow: t.o: walk: indirect' -- cg --allow="$work/cg/allow-both"
 
 # --- shellcheck ------------------------------------------------------------------
 expect shellcheck 0 '' -- shellcheck -x -P "$TOP/ci" "$TOP"/ci/*.sh "$TOP/.ci/run"
