@@ -62,11 +62,35 @@ compile_like "$OBJ" lib/iov_iter.o "$ND/base/overlay/iov_iter.c" "$ND/base/obj/i
 
 # glue TREE INCLUDE-FLAGS...: glue.c, compiled as lib/iov_iter.o was.
 glue() {
-	local tree=$1 gdir=$ND/$1/glue defs
+	local tree=$1 gdir=$ND/$1/glue defs rev
 	shift
 	mkdir -p "$gdir"
 	defs=(-DNB_TREE="$tree")
-	if tgit cat-file -e "$([ "$tree" = base ] && echo "$base_rev" || echo "$tip"):include/linux/iov_iter.h" 2>/dev/null; then
+	rev=$([ "$tree" = base ] && echo "$base_rev" || echo "$tip")
+	if tgit show "$rev:net/core/datagram.c" | grep -q '^static size_t csum_and_copy_to_iter('; then
+		# The checksum copies moved to net/: cut them out of
+		# datagram.c (from struct csum_state to csum_and_copy_to_iter())
+		# and skbuff.c (from the step before copy_from_user_iter_csum()
+		# to csum_and_copy_from_iter_full()).
+		{
+			tgit show "$rev:net/core/datagram.c" | awk '/^struct csum_state \{/ { on = 1 }
+				on { print }
+				/^static size_t csum_and_copy_to_iter\(/ { last = 1 }
+				last && /^}/ { exit }'
+			tgit show "$rev:net/core/skbuff.c" | awk '
+				/^size_t copy_from_user_iter_csum\(/ { on = 1; print prev }
+				on { print }
+				/^bool csum_and_copy_from_iter_full\(/ { last = 1 }
+				last && /^}/ { exit }
+				{ prev = $0 }'
+		} > "$gdir/nb_net_csum.h"
+		if ! grep -q '^bool csum_and_copy_from_iter_full(' "$gdir/nb_net_csum.h" ||
+			! grep -q '^static size_t csum_and_copy_to_iter(' "$gdir/nb_net_csum.h"; then
+			die "$tree: the checksum copies were not found in net/core/" "$repro"
+		fi
+		defs+=(-DNB_NET_CSUM)
+	fi
+	if tgit cat-file -e "$rev:include/linux/iov_iter.h" 2>/dev/null; then
 		defs+=(-DNB_HAVE_STEPS)
 	else
 		# The iteration macros of a tree before the conversion, cut out

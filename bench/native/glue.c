@@ -19,12 +19,24 @@
 #include <linux/uio.h>
 #include <linux/xarray.h>
 #include <asm/cpufeatures.h>
+#include <net/checksum.h>
 #include "nb_abi.h"
 
 #ifdef NB_HAVE_STEPS
 #include <linux/iov_iter.h>
 #else
 #include "nb_base_macros.h"
+#endif
+
+/*
+ * A tree whose checksum copies live in net/ (the series): they are cut out
+ * of net/core/datagram.c and skbuff.c by ci/native-bench.sh and compiled
+ * here, the rest of those objects being out of reach of a userspace
+ * process.  A tree without them has them in its lib/iov_iter.o.
+ */
+#ifdef NB_NET_CSUM
+#include <linux/skbuff.h>
+#include "nb_net_csum.h"
 #endif
 
 /* Where the empty step leaves its trace, so that the walk is not elided. */
@@ -186,6 +198,33 @@ static size_t nb_memcpy_to(const struct nb_desc *d, void *buf)
 	return p - buf;
 }
 
+/* The checksum copies, the state reset at the first call of a rep. */
+static __always_inline size_t nb_csum_to(void *buf, size_t n, struct iov_iter *i,
+					 struct csum_state *cs, bool first)
+{
+	if (first) {
+		cs->csum = 0;
+		cs->off = 0;
+	}
+	return csum_and_copy_to_iter(buf, n, cs, i);
+}
+
+/* As ip_generic_getfrag() callers do: each call's checksum starts at 0
+ * and is added at its offset in the whole. */
+static __always_inline size_t nb_csum_from(void *buf, size_t n,
+					   struct iov_iter *i, __wsum *sum,
+					   size_t done)
+{
+	__wsum part = 0;
+
+	if (!done)
+		*sum = 0;
+	if (!csum_and_copy_from_iter_full(buf, n, &part, i))
+		return 0;
+	*sum = csum_block_add(*sum, part, done);
+	return n;
+}
+
 /*
  * Run @reps times: build the iterator, then consume it in calls of
  * d->chunk bytes.  Each op has its own loop so that no op pays for the
@@ -209,11 +248,14 @@ static size_t nb_memcpy_to(const struct nb_desc *d, void *buf)
 unsigned long NB(run)(const struct nb_desc *d, unsigned int reps,
 		      struct nb_state *st)
 {
-	unsigned int dir = d->op == NB_COPY_FROM ? WRITE : READ;
+	unsigned int dir = d->op == NB_COPY_FROM || d->op == NB_CSUM_FROM ? WRITE : READ;
 	struct iov_iter i;
 	unsigned int r;
 	size_t ret = 0;
 	void *buf = d->buf;
+	unsigned long csum = 0;
+	struct csum_state cs;
+	__wsum sum;
 
 	switch (d->op) {
 	case NB_COPY_TO:
@@ -246,10 +288,19 @@ unsigned long NB(run)(const struct nb_desc *d, unsigned int reps,
 					    nb_step_none_ptr));
 		break;
 #endif
+	case NB_CSUM_TO:
+		NB_LOOP(nb_csum_to(buf + done, n, &i, &cs, done == 0));
+		csum = csum_fold(cs.csum);
+		break;
+	case NB_CSUM_FROM:
+		NB_LOOP(nb_csum_from(buf + done, n, &i, &sum, done));
+		csum = csum_fold(sum);
+		break;
 	default:
 		return 0;
 	}
 	if (st) {
+		st->csum = csum;
 		st->ret = ret;
 		st->count = iov_iter_count(&i);
 		st->iov_offset = i.iov_offset;

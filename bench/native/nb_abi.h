@@ -28,6 +28,8 @@ enum nb_op {
 	NB_STEP_KERNEL,		/* series only: iterate_and_advance_kernel() */
 	NB_STEP_INDIRECT,	/* series only: the steps through function pointers */
 	NB_WALK_INDIRECT,	/* series only: the empty step through a pointer */
+	NB_CSUM_TO,		/* csum_and_copy_to_iter() */
+	NB_CSUM_FROM,		/* csum_and_copy_from_iter_full() */
 	NB_NR_OPS,
 };
 
@@ -56,6 +58,7 @@ struct nb_state {
 	unsigned long count;
 	unsigned long iov_offset;
 	unsigned long nr_segs;
+	unsigned long csum;		/* NB_CSUM_*: csum_fold() of the checksum */
 };
 
 /* What the runtime learns from the glue of one tree. */

@@ -491,7 +491,7 @@ struct bcase {
 	unsigned long chunk_ref;	/* the memcpy reference's chunk, for the report */
 };
 
-#define MAX_CASES 64
+#define MAX_CASES 80
 static struct bcase cases[MAX_CASES];
 static int nr_cases;
 
@@ -655,6 +655,18 @@ static void build_cases(void)
 			ab_case(name, NB_XARRAY, k ? NB_COPY_FROM : NB_COPY_TO,
 				CASE_BYTES, 4096, CASE_BYTES, xarrays[orders[f]]);
 		}
+	/* the checksum copies (UDP's receive and send paths) */
+	for (t = 0; t < 2; t++)
+		for (f = 0; f < 2; f++)
+			for (k = 0; k < 2; k++) {
+				int ty = t ? NB_IOVEC : NB_KVEC;
+				char *name;
+
+				asprintf(&name, "csum_%s_%s_%lu", k ? "from" : "to",
+					 type_name[ty], frags[f]);
+				ab_case(name, ty, k ? NB_CSUM_FROM : NB_CSUM_TO,
+					CASE_BYTES, frags[f], CASE_BYTES, NULL);
+			}
 	/* the empty walk */
 	for (t = 0; t < 3; t++) {
 		char *name;
@@ -722,11 +734,31 @@ static unsigned long xa_arena_off(const struct nb_desc *d)
 	return 0;
 }
 
+static int op_from(int op)
+{
+	return op == NB_COPY_FROM || op == NB_CSUM_FROM;
+}
+
+/* The Internet checksum of @len bytes, folded and inverted as csum_fold()
+ * leaves it: the model the checksum copies are checked against. */
+static unsigned long model_csum(const unsigned char *p, unsigned long len)
+{
+	unsigned long sum = 0, k;
+
+	for (k = 0; k + 1 < len; k += 2)
+		sum += p[k] | p[k + 1] << 8;
+	if (len & 1)
+		sum += p[len - 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return ~sum & 0xffff;
+}
+
 /* Set the memory up for one run of @d, so that the result can be checked. */
 static void poison(const struct nb_desc *d, unsigned long seed)
 {
 	unsigned long k;
-	int to = d->op != NB_COPY_FROM;
+	int to = !op_from(d->op);
 
 	if (to) {
 		pattern(d->buf, d->count, seed);
@@ -750,7 +782,7 @@ static int verify(const struct nb_desc *d, unsigned long seed,
 		  const struct nb_state *st, char *why, size_t whylen)
 {
 	unsigned long k, want_ret = d->count;
-	int to = d->op != NB_COPY_FROM;
+	int to = !op_from(d->op);
 
 	if (d->op == NB_WALK || d->op == NB_WALK_INDIRECT) {
 		if (st->ret != want_ret || st->count != 0) {
@@ -777,6 +809,12 @@ static int verify(const struct nb_desc *d, unsigned long seed,
 			snprintf(why, whylen, "byte %lu is %#x, not %#x", k, got, expect[k]);
 			return 1;
 		}
+	}
+	if ((d->op == NB_CSUM_TO || d->op == NB_CSUM_FROM) &&
+	    st->csum != model_csum(expect, d->count)) {
+		snprintf(why, whylen, "checksum %#lx, not %#lx", st->csum,
+			 model_csum(expect, d->count));
+		return 1;
 	}
 	return 0;
 }
@@ -817,13 +855,16 @@ static int random_shapes(unsigned long nr)
 		}
 		if (!count)
 			continue;
+		static const int ops[] = { NB_COPY_TO, NB_COPY_FROM, NB_CSUM_TO, NB_CSUM_FROM };
+		int op = ops[rnd() % 4];
+		unsigned long chunk = 1 + rnd() % (count + 64);
+
 		for (t = 0; t < 2; t++) {
 			struct side s;
 			struct bcase c = { .name = "random shape" };
-			int op = rnd() & 1 ? NB_COPY_FROM : NB_COPY_TO;
 
 			fill_side(&s, &trees[t], type, op, segs, nseg, count,
-				  1 + rnd() % (count + 64), NULL, 0);
+				  chunk, NULL, 0);
 			check_side(&c, &s, n);
 			free(s.d.vecs);
 		}
