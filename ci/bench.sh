@@ -138,6 +138,17 @@ SYSCALL_SMOKE=$SMOKE bash "$TOP/ci/syscall-bench.sh" > "$dest/syscall.log" 2>&1 
 }
 rm -rf "$dest/syscall"
 cp -r "$OUT/syscall$([ "$SMOKE" = 1 ] && echo -smoke)" "$dest/syscall"
+# The same program before and after the single-buffer ITER_UBUF imports.
+ubuf_table=
+if [ "$SMOKE" != 1 ] && ubuf_rev=$(ubuf_base_rev); then
+	progress "per-syscall program, before and after the ITER_UBUF imports"
+	SYSCALL_BASE=$ubuf_rev SYSCALL_OUT=$dest/syscall-ubuf bash "$TOP/ci/syscall-bench.sh" \
+		> "$dest/syscall-ubuf.log" 2>&1 || {
+		tail -n 30 "$dest/syscall-ubuf.log" >&2
+		die "the per-syscall benchmark of the ITER_UBUF imports failed (log: ${dest#"$TOP"/}/syscall-ubuf.log)" "$brepro"
+	}
+	ubuf_table=$dest/syscall-ubuf/table.md
+fi
 if [ "$SMOKE" = 1 ]; then
 	: > "$dest/results.tsv"
 	"${report[@]}" --smoke --results="$dest/results.tsv" ||
@@ -146,6 +157,7 @@ if [ "$SMOKE" = 1 ]; then
 fi
 "${report[@]}" --sizes="$dest/nm.txt" --out="$dest" --png="$dest/bench.png" || die "the report failed" "make bench"
 if [ "${BENCH_COVER:-1}" = 1 ]; then
-	bash "$TOP/ci/cover-bench.sh" "$dest/results.json" "$dest/native/table.md" "$dest/syscall/table.md"
+	bash "$TOP/ci/cover-bench.sh" "$dest/results.json" "$dest/native/table.md" "$dest/syscall/table.md" \
+		"$ubuf_table"
 fi
 progress "done: out/bench/results.json, table.txt, table.md, bench.png, native/"

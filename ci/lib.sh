@@ -98,6 +98,17 @@ bench_base_rev() {
 	[ -n "$rev" ] && echo "$rev"
 }
 
+# ubuf_base_rev: the commit before the single-buffer ITER_UBUF imports (the
+# parent of "iov_iter: convert import_single_range() to ITER_UBUF"), the
+# "before" of their per-syscall comparison; nothing if the series has no
+# such patch.
+ubuf_base_rev() {
+	local rev
+	rev=$(tgit log --format=%H --fixed-strings \
+		--grep='iov_iter: convert import_single_range() to ITER_UBUF' base..HEAD | tail -n1)
+	[ -n "$rev" ] && tgit rev-parse "$rev^"
+}
+
 # kbuild_objs SRC OBJ LOG REPRO OBJECTS...: build single x86_64 objects of
 # the tree SRC in OBJ with the x86_64 KUnit configuration (retpolines and
 # return thunks on).  Single-object targets in one directory race under -j:

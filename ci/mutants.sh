@@ -10,7 +10,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 ARCH=${MUTANT_ARCH:-x86_64}
-LIST=$TOP/ci/mutations
+LIST=${MUTANT_LIST:-$TOP/ci/mutations}	# MUTANT_LIST=<file>: only those mutations
 res=$OUT/mutants
 [ -d "$TREE/.git" ] || die "$TREE does not exist" "make tree"
 [ -z "$(tgit status --porcelain --untracked-files=no)" ] ||

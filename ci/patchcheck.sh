@@ -74,6 +74,19 @@ kdoc() {
 	done | sed -E 's#:[0-9]+:#:#' | sort
 }
 
+# arch_can_build ARCH FILE: false if ci/arch-only limits FILE to other arches.
+arch_can_build() {
+	local prefix arches _
+	while IFS=$'\t' read -r prefix arches _; do
+		case $prefix in ''|'#'*) continue ;; esac
+		if [ "${2#"$prefix"}" != "$2" ]; then
+			[[ " ${arches//,/ } " == *" $1 "* ]]
+			return
+		fi
+	done < "$TOP/ci/arch-only"
+	return 0
+}
+
 # xbuild ARCH: build, at the worktree's commit, the objects that prove a
 # patch builds on ARCH (its .c files and the series' own objects), in
 # build/patchcheck/kunit/ARCH with ARCH's KUnit configuration.
@@ -82,7 +95,12 @@ xbuild() {
 	kunit_config "$arch" "$b"
 	for f in $cfiles lib/iov_iter.c net/core/datagram.c net/core/skbuff.c \
 		lib/iov_iter_kunit.c net/core/iov_iter_net_kunit.c; do
-		[ -f "$wt/$f" ] && objs+=("${f%.c}.o")
+		[ -f "$wt/$f" ] || continue
+		if ! arch_can_build "$arch" "$f"; then
+			echo "skipped $f: not buildable on $arch (ci/arch-only)"
+			continue
+		fi
+		objs+=("${f%.c}.o")
 	done
 	local cross
 	cross=$(cross_prefix "$arch")

@@ -11,12 +11,16 @@
 #
 #   SYSCALL_BOOTS=2   boots per kernel
 #   SYSCALL_ITERS=200 calls per case and boot (the SYSCALL_SMOKE=1 run: 5)
+#   SYSCALL_BASE=<commit of build/linux>  compare with that commit instead
+#                     of the benchmark patch (for example the tip without its
+#                     last patches: SYSCALL_BASE=HEAD~2); SYSCALL_OUT=<dir>
+#                     writes the results there instead of out/syscall
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 repro="bash ci/syscall-bench.sh"
 SD=$TOP/build/syscall
-dest=$OUT/syscall
+dest=${SYSCALL_OUT:-$OUT/syscall}
 boots=${SYSCALL_BOOTS:-2}
 iters=${SYSCALL_ITERS:-200}
 if [ "${SYSCALL_SMOKE:-0}" = 1 ]; then
@@ -26,7 +30,13 @@ fi
 rm -rf "$dest"
 mkdir -p "$SD" "$dest"
 [ -d "$TREE/.git" ] || die "$TREE does not exist" "make tree"
-base_rev=$(bench_base_rev) || die "no commit in base..HEAD adds CONFIG_IOV_ITER_BENCH_KUNIT_TEST" "$repro"
+if [ -n "${SYSCALL_BASE:-}" ]; then
+	base_rev=$(tgit rev-parse --verify -q "$SYSCALL_BASE^{commit}") ||
+		die "SYSCALL_BASE=$SYSCALL_BASE is not a commit of build/linux" "$repro"
+	repro="SYSCALL_BASE=$SYSCALL_BASE $repro"
+else
+	base_rev=$(bench_base_rev) || die "no commit in base..HEAD adds CONFIG_IOV_ITER_BENCH_KUNIT_TEST" "$repro"
+fi
 tip=$(tgit rev-parse HEAD)
 detached_worktree "$SD/base/linux" "$base_rev"
 
