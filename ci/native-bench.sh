@@ -17,7 +17,7 @@
 #
 #   NATIVE_SMOKE=1   8 pairs per case (make check's smoke run: build, checks)
 #   NATIVE_ARGS=...  more arguments for the binary (--target=, --max-seconds=,
-#                    --only=CASE, --cpu=N)
+#                    --only=PREFIX for the cases whose names start with it, --cpu=N)
 #   NATIVE_OUT=dir   where results.tsv and run.log go (default out/native)
 #   NATIVE_BASE=rev  another commit of build/linux as the "base" side (for
 #                    example a variant of the tip, to measure a divergence)

@@ -53,6 +53,11 @@ build() {
 		tail -n 30 "$blog" >&2
 		die "building the $k kernel failed (log: ${blog#"$TOP"/})" "$repro"
 	}
+	# objtool's warnings are real bugs (a uaccess region across a call, say);
+	# this -O2 build met one the KUnit build does not (GCC cloning)
+	if grep -E 'warning: objtool:' "$blog" >&2; then
+		die "the $k kernel builds with objtool warnings (log: ${blog#"$TOP"/})" "$repro"
+	fi
 	# merge_config.sh only warns about a symbol the tree does not accept
 	local sym
 	while read -r sym; do

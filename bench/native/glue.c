@@ -296,6 +296,33 @@ unsigned long NB(run)(const struct nb_desc *d, unsigned int reps,
 		NB_LOOP(nb_csum_from(buf + done, n, &i, &sum, done));
 		csum = csum_fold(sum);
 		break;
+	/*
+	 * What a read(2)-like call does with one user buffer: import it, then
+	 * copy into it.  The import decides the iterator type: a one-segment
+	 * ITER_IOVEC or, where the tree has the single-buffer imports,
+	 * ITER_UBUF.
+	 */
+	case NB_IMPORT_TO:
+		for (r = 0; r < reps; r++) {
+			struct iovec iov;
+
+			if (import_single_range(READ, (void __user *)d->segs[0].addr,
+						d->count, &iov, &i))
+				return 0;
+			ret = copy_to_iter(buf, d->count, &i);
+		}
+		break;
+	case NB_IMPORTV_TO:
+		for (r = 0; r < reps; r++) {
+			struct iovec fast[UIO_FASTIOV], *iov = fast;
+
+			if (__import_iovec(READ, (const struct iovec __user *)d->vecs,
+					   d->nr_segs, UIO_FASTIOV, &iov, &i,
+					   false) < 0)
+				return 0;
+			ret = copy_to_iter(buf, d->count, &i);
+		}
+		break;
 	default:
 		return 0;
 	}

@@ -30,6 +30,8 @@ enum nb_op {
 	NB_WALK_INDIRECT,	/* series only: the empty step through a pointer */
 	NB_CSUM_TO,		/* csum_and_copy_to_iter() */
 	NB_CSUM_FROM,		/* csum_and_copy_from_iter_full() */
+	NB_IMPORT_TO,		/* import_single_range() of the buffer, one copy_to_iter() */
+	NB_IMPORTV_TO,		/* __import_iovec() of nr_segs vectors, one copy_to_iter() */
 	NB_NR_OPS,
 };
 
