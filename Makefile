@@ -7,7 +7,7 @@ export NATIVE_SMOKE NATIVE_ARGS ARCH VARIANT REV KERNEL_SRC FORCE PATCHCHECK_KUN
 .PHONY: help deps tree export lint kunit selftest mutants patchcheck sizes abi divergence codegen native mbox range-diff post notes docs check check-full bench
 
 help:
-	@echo 'make check    what CI runs: lint, self-tests, per-patch checks (um/i386/arm64 builds), module ABI, KUnit on x86_64, arm64 and i386 kmap-force (with the benchmarks at smoke size)'
+	@echo 'make check    what CI runs: lint, self-tests, per-patch checks (um/i386/arm64 builds), module ABI, KUnit on x86_64 and arm64 (with the benchmarks at smoke size)'
 	@echo 'make check-full  every stage: make check plus the full tier of ci/stages.tsv (KASAN, um, mutants, i386, s390, bench-smoke); quotes itself in the cover letter'
 	@echo 'make bench    benchmark base vs series: the native harness (cycles, CIs) and icount (instructions, overheads)'
 	@echo 'make native   the native A/B harness alone (bench/native/)   [NATIVE_SMOKE=1] [NATIVE_ARGS=...]'

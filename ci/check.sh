@@ -175,6 +175,7 @@ for st in $STAGES; do
 	b4) run_stage b4 - env MBOX_CHECK=1 bash "$TOP/ci/mbox.sh" || true ;;
 	docs) run_stage docs "$OUT/docs/results.tsv" bash "$TOP/ci/docs.sh" || true ;;
 	mutants) run_stage mutants "$OUT/mutants/results.tsv" bash "$TOP/ci/mutants.sh" || true ;;
+	tail-kunit) run_stage tail-kunit "$OUT/tail-kunit/results.tsv" bash "$TOP/ci/tail-kunit.sh" || true ;;
 	kunit-*)
 		# kunit-<arch>[-<variant>]
 		rest=${st#kunit-}

@@ -90,6 +90,15 @@ benchcfg() {
 	"$1/scripts/config" --file "$2/.config" --enable IOV_ITER_BENCH_KUNIT_TEST
 }
 
+# driverscfg WT BDIR: the patchcheck configurations also reach the driver
+# directories the series touches, so that their files compile with their
+# own Makefile's flags (drivers/usb/gadget/function/ adds the include path
+# of its u_f.h): USB gadget support.  Where an arch cannot have it (UML has
+# no HAS_IOMEM), ci/arch-only skips those files.
+driverscfg() {
+	"$1/scripts/config" --file "$2/.config" --enable USB_SUPPORT --enable USB_GADGET
+}
+
 # bench_base_rev: the base kernel of make bench, the first commit of the
 # series that has the benchmarks (CONFIG_IOV_ITER_BENCH_KUNIT_TEST).
 bench_base_rev() {

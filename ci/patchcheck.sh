@@ -4,15 +4,18 @@
 #   checkpatch  scripts/checkpatch.pl --strict --codespell on the patch
 #               (types listed for it in ci/checkpatch-exceptions are accepted);
 #   build       the objects of the .c files the patch touches, with W=1 and
-#               sparse (C=2), before and after the patch: new diagnostics fail;
+#               sparse (C=2), before and after the patch: new diagnostics fail,
+#               and so does any error (a file that does not compile);
 #   kernel-doc  scripts/kernel-doc -none on the touched .c/.h files: new
 #               warnings fail;
 #   build-um, build-i386, build-arm64  the touched .c files and the
 #               series' own objects (lib/iov_iter.o,
 #               net/core/{datagram,skbuff}.o, the KUnit files) built for
 #               UML, i386 HIGHMEM and arm64 (cross, Debian's
-#               gcc-aarch64-linux-gnu) with their KUnit configurations: a
-#               patch must build on each.
+#               gcc-aarch64-linux-gnu) with their KUnit configurations
+#               (plus USB gadget support, driverscfg in ci/lib.sh): a patch
+#               must build on each; ci/arch-only lists the files an arch's
+#               Kconfig rules out.
 # With PATCHCHECK_KUNIT=1 the KUnit suite also runs (x86_64) at every patch
 # that changes a compiled file, Kconfig or Makefile.
 # PATCHCHECK_FROM=<rev> checks only the patches after <rev>.
@@ -50,6 +53,7 @@ diags() {
 		if [ ! -f "$key" ]; then
 			git -C "$wt" checkout -q -f --detach "$rev"
 			benchcfg "$wt" "$bdir"
+			driverscfg "$wt" "$bdir"
 			"${kmake[@]}" olddefconfig >/dev/null 2>&1
 			if [ -f "$wt/$f" ]; then
 				"${kmake[@]}" W=1 C=2 "${f%.c}.o" 2>&1 | grep -E 'warning:|error:' |
@@ -87,14 +91,14 @@ arch_can_build() {
 	return 0
 }
 
-# in_kunit_kernel FILES...: true unless every file is a .c file whose object
+# in_kunit_kernel < FILES (one per line): true unless every file is a .c file whose object
 # the x86_64 KUnit kernel of the previous per-patch run (build/rev) does not
 # contain, so that the patch cannot change what the suite runs.  Headers,
 # Kconfig and Makefiles always count.
 in_kunit_kernel() {
 	local f kb=$TOP/build/rev/kunit/x86_64
 	[ -f "$kb/vmlinux" ] || return 0
-	for f in "$@"; do
+	while read -r f; do
 		case $f in
 		*.c) [ -f "$kb/${f%.c}.o" ] && return 0 ;;
 		*.h|*.S|*Kconfig*|*Makefile|*Kbuild) return 0 ;;
@@ -123,6 +127,7 @@ xbuild() {
 	local xmake=(make -s -C "$wt" O="$b" ARCH="$arch" ${cross:+CROSS_COMPILE=$cross}
 		"CC=ccache ${cross}gcc" -j"$(nproc)")
 	mapfile -t objs < <(printf '%s\n' "${objs[@]}" | sort -u)
+	driverscfg "$wt" "$b"
 	"${xmake[@]}" olddefconfig
 	"${xmake[@]}" "${objs[@]}"
 }
@@ -191,7 +196,12 @@ for c in $(tgit rev-list --reverse base..HEAD); do
 		# shellcheck disable=SC2086
 		diags "$c" $cfiles > "$res/$tag.after"
 		new=$(comm -13 "$res/$tag.before" "$res/$tag.after")
-		if [ -n "$new" ]; then
+		if grep -qE ': (fatal )?error:' "$res/$tag.after"; then
+			# A file that does not compile at all would show the same
+			# error before and after: an error fails on its own.
+			result FAIL "patch$tag:w1-sparse" "does not compile: $(grep -m1 -E ': (fatal )?error:' "$res/$tag.after")"
+			fail=1
+		elif [ -n "$new" ]; then
 			printf '%s\n' "$new" | sed 's/^/>> /' > "$res/$tag.new"
 			result FAIL "patch$tag:w1-sparse" "$(wc -l < "$res/$tag.new") new diagnostic(s): $(head -n1 "$res/$tag.new")"
 			fail=1
@@ -208,7 +218,11 @@ for c in $(tgit rev-list --reverse base..HEAD); do
 		if ! grep -qE '\.(c|h|S)$|(^|/)(Kconfig[^/]*|Makefile|Kbuild)$' <<<"$files"; then
 			printf 'SKIP\tpatch%s:kunit-x86_64\n' "$tag" >> "$res/results.tsv"
 			echo "SKIP patch$tag:kunit-x86_64: no compiled file changed"
-		elif ! in_kunit_kernel $files; then
+		elif [ "$c" != "$(tgit rev-parse HEAD)" ] &&
+			cut -f1 "$TOP/ci/abi-tail" | grep -qxF -- "$subj"; then
+			printf 'SKIP\tpatch%s:kunit-x86_64\n' "$tag" >> "$res/results.tsv"
+			echo "SKIP patch$tag:kunit-x86_64: an ABI-tail patch; make check-full runs it (ci/tail-kunit.sh)"
+		elif ! in_kunit_kernel <<<"$files"; then
 			# Drivers the KUnit kernel does not contain (sound, hfi1,
 			# the USB gadgets): their patch builds above, and cannot
 			# change what the suite runs.

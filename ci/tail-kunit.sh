@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The KUnit suites (x86_64) at each patch of the ABI-changing tail but the
+# last: the patches ci/abi-tail lists.  make check's patchcheck runs the
+# suites at every other patch that changes what the KUnit kernel contains,
+# and at the tip; these intermediate commits each rebuild most of the
+# kernel (they change <linux/uio.h>), so they run in make check-full only
+# (Documentation/testing.md, the budget).
+# Results: out/tail-kunit/results.tsv; the runs in out/kunit/tail-<n>/.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+res=$OUT/tail-kunit
+[ -d "$TREE/.git" ] || die "$TREE does not exist" "make tree"
+rm -rf "$res"
+mkdir -p "$res"
+: > "$res/results.tsv"
+tip=$(tgit rev-parse HEAD)
+n=0 fail=0 ran=0
+for c in $(tgit rev-list --reverse base..HEAD); do
+	n=$((n + 1))
+	subj=$(tgit log -1 --format=%s "$c")
+	[ "$c" != "$tip" ] || continue
+	cut -f1 "$TOP/ci/abi-tail" | grep -qxF -- "$subj" || continue
+	tag=$(printf '%04d' "$n")
+	ran=$((ran + 1))
+	t=$(date +%s)
+	if REV=$c ARCH=x86_64 VARIANT='' RUN_NAME=tail-$tag KUNIT_PRESENT_SUITES=1 \
+		bash "$TOP/ci/kunit.sh" > "$res/$tag.log" 2>&1; then
+		printf 'PASS\tpatch%s:kunit-x86_64\n' "$tag" >> "$res/results.tsv"
+		echo "PASS patch$tag:kunit-x86_64: $subj ($(($(date +%s) - t)) s)"
+	else
+		printf 'FAIL\tpatch%s:kunit-x86_64\n' "$tag" >> "$res/results.tsv"
+		echo "FAIL patch$tag:kunit-x86_64: $subj (log: ${res#"$TOP"/}/$tag.log)"
+		echo "tail-kunit: reproduce with: make kunit ARCH=x86_64 REV=$c" >&2
+		fail=1
+	fi
+done
+echo "tail-kunit: $ran patch(es) of the ABI tail tested"
+exit "$fail"
