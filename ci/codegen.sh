@@ -18,7 +18,7 @@ specs=("${base_objs[@]}" "lib/iov_iter_kunit.o:bench_iter_")
 OBJ=$TOP/build/kunit/x86_64
 CD=$TOP/build/codegen
 dest=$OUT/codegen
-mkdir -p "$dest"
+mkdir -p "$dest" "$CD"
 [ -d "$TREE/.git" ] || die "$TREE does not exist" "make tree"
 
 kbuild_objs "$TREE" "$OBJ" "$CD/tip-build.log" "$repro" "${base_objs[@]}" lib/iov_iter_kunit.o
