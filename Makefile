@@ -2,7 +2,7 @@
 # scripts in ci/; each target is one of them.  See README.md.
 
 ARCH ?= x86_64
-export NATIVE_SMOKE NATIVE_ARGS ARCH VARIANT REV KERNEL_SRC FORCE PATCHCHECK_KUNIT PATCHCHECK_FROM MBOX_CHECK COVER_CHECK NOTES_CHECK STAGES TIER
+export LINE NATIVE_SMOKE NATIVE_ARGS ARCH VARIANT REV KERNEL_SRC FORCE PATCHCHECK_KUNIT PATCHCHECK_FROM MBOX_CHECK COVER_CHECK NOTES_CHECK STAGES TIER
 
 .PHONY: help deps tree export lint kunit selftest mutants patchcheck sizes abi divergence codegen native mbox range-diff post notes docs check check-full bench
 

@@ -34,7 +34,7 @@ if [ "$SMOKE" = 1 ]; then
 else
 	dest=$OUT/bench
 fi
-brepro="make bench"
+brepro="make$LINEOPT bench"
 [ "$SMOKE" != 1 ] || brepro="BENCH_SMOKE=1 make bench"
 t0=$(date +%s)
 progress() { printf '[bench %4ss] %s\n' "$(($(date +%s) - t0))" "$*"; }
@@ -68,7 +68,7 @@ kunit() {
 		KUNIT_FILTER=iov_iter_bench KUNIT_TIMEOUT="${BENCH_TIMEOUT:-1800}" "$@" \
 		bash "$TOP/ci/kunit.sh" > "$dest/$run.log" 2>&1; then
 		tail -n 30 "$dest/$run.log" >&2
-		die "$run failed (log: ${dest#"$TOP"/}/$run.log)" "make bench"
+		die "$run failed (log: ${dest#"$TOP"/}/$run.log)" "make$LINEOPT bench"
 	fi
 }
 
@@ -80,7 +80,7 @@ done
 modes=(icount)
 
 # Code size of the step-variant walkers of the series kernel (bench_iter_*).
-nm -S "$TOP/build/kunit/x86_64/lib/iov_iter_kunit.o" > "$dest/nm.txt"
+nm -S "$LB/kunit/x86_64/lib/iov_iter_kunit.o" > "$dest/nm.txt"
 
 # --- Run, interleaved ------------------------------------------------------------------
 declare -A MIB SAMPLES
@@ -125,7 +125,7 @@ json.dump({
 PY
 # The venv's python has matplotlib (ci/requirements.txt).
 report=("$TOP/build/venv/bin/python" "$TOP/ci/bench_report.py" "$dest/runs.tsv"
-	--meta="$dest/meta.json" --manifest="$TOP/kunit/expected-tests.bench")
+	--meta="$dest/meta.json" --manifest="$KUNITD/expected-tests.bench")
 progress "native harness"
 NATIVE_SMOKE=$SMOKE NATIVE_OUT=$dest/native bash "$TOP/ci/native-bench.sh" > "$dest/native.log" 2>&1 || {
 	tail -n 30 "$dest/native.log" >&2
@@ -155,7 +155,7 @@ if [ "$SMOKE" = 1 ]; then
 		die "a benchmark case printed no well-formed line" "BENCH_SMOKE=1 make bench"
 	exit 0
 fi
-"${report[@]}" --sizes="$dest/nm.txt" --out="$dest" --png="$dest/bench.png" || die "the report failed" "make bench"
+"${report[@]}" --sizes="$dest/nm.txt" --out="$dest" --png="$dest/bench.png" || die "the report failed" "make$LINEOPT bench"
 if [ "${BENCH_COVER:-1}" = 1 ]; then
 	bash "$TOP/ci/cover-bench.sh" "$dest/results.json" "$dest/native/table.md" "$dest/syscall/table.md" \
 		"$ubuf_table"

@@ -11,15 +11,15 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-repro="make codegen"
+repro="make$LINEOPT codegen"
 base_objs=(lib/iov_iter.o net/core/datagram.o net/core/skbuff.o)
 # the benchmark walkers only, of the test object
 specs=("${base_objs[@]}" "lib/iov_iter_kunit.o:bench_iter_")
-OBJ=$TOP/build/kunit/x86_64
+OBJ=$LB/kunit/x86_64
 CD=$TOP/build/codegen
 dest=$OUT/codegen
 mkdir -p "$dest" "$CD"
-[ -d "$TREE/.git" ] || die "$TREE does not exist" "make tree"
+[ -d "$TREE/.git" ] || die "$TREE does not exist" "make$LINEOPT tree"
 
 kbuild_objs "$TREE" "$OBJ" "$CD/tip-build.log" "$repro" "${base_objs[@]}" lib/iov_iter_kunit.o
 overlay_tree base "$CD/overlay"

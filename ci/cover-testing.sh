@@ -10,7 +10,7 @@ set -euo pipefail
 
 d=${1:-$OUT/check-full}
 if [ ! -f "$d/run.env" ] || [ ! -f "$d/final" ]; then
-	die "$d holds no finished make check-full run" "make check-full"
+	die "$d holds no finished make check-full run" "make$LINEOPT check-full"
 fi
 get() { sed -n "s/^$1=//p" "$d/run.env" | tail -n1; }
 [ "$(get target)" = 'make check-full' ] || die "$d/run.env is not from make check-full"

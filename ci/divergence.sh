@@ -23,7 +23,7 @@ if [ -n "${DIVERGENCE_REV:-}" ]; then
 	ours=$res/iov_iter.h
 fi
 [ -f "$mainline" ] || die "no mainline header at $mainline (../shared/mainline beside the project)"
-[ -f "$ours" ] || die "no $ours: the series tip has no <linux/iov_iter.h>" "make tree"
+[ -f "$ours" ] || die "no $ours: the series tip has no <linux/iov_iter.h>" "make$LINEOPT tree"
 mkdir -p "$res"
 
 python3 - "$mainline" "$res/mainline-nofolioq.h" <<'PY'
@@ -48,5 +48,5 @@ total=$((added + removed))
 printf '%s\n' "$total" > "$res/number"
 echo "include/linux/iov_iter.h differs from mainline's (FOLIOQ removed) by $total lines: +$added -$removed ($res/iov_iter.h.diff)"
 if [ -n "${DIVERGENCE_MAX:-}" ] && [ "$total" -gt "$DIVERGENCE_MAX" ]; then
-	die "divergence $total is above DIVERGENCE_MAX=$DIVERGENCE_MAX" "make divergence"
+	die "divergence $total is above DIVERGENCE_MAX=$DIVERGENCE_MAX" "make$LINEOPT divergence"
 fi

@@ -63,4 +63,4 @@ for doc in docs:
 sys.exit(1 if bad else 0)
 PY
 echo "docs: $(grep -c '^PASS' "$res/results.tsv") passed, $(grep -c '^FAIL' "$res/results.tsv" || true) failed"
-[ "$fail" = 0 ] || die "a document is stale or shows a command that does not exist" "make docs"
+[ "$fail" = 0 ] || die "a document is stale or shows a command that does not exist" "make$LINEOPT docs"

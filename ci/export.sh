@@ -11,7 +11,7 @@ DEST=${EXPORT_DIR:-$PATCHES}
 COVER=$PATCHES/cover-letter.txt
 
 if [ ! -d "$TREE/.git" ] || ! tgit rev-parse -q --verify refs/tags/base >/dev/null; then
-	die "$TREE has no base: create it first" "make tree"
+	die "$TREE has no base: create it first" "make$LINEOPT tree"
 fi
 [ -z "$(tgit status --porcelain --untracked-files=no)" ] ||
 	die "$TREE has uncommitted changes: commit them first" "git -C $TREE status"
@@ -49,7 +49,7 @@ if [ "$n" -gt 0 ]; then
 fi
 patch_files "$tmp" > "$tmp/series"
 {
-	echo "# The base the series applies to; written by make export from build/linux."
+	echo "# The base the series applies to; written by make export from the work tree."
 	cat "$TREE/.git/patchq-base"
 } > "$tmp/BASE"
 

@@ -34,20 +34,20 @@ ARCH=${ARCH:-x86_64}
 VARIANT=${VARIANT:-}
 REV=${REV:-}
 name=$ARCH${VARIANT:+-$VARIANT}
-repro="make kunit ARCH=$ARCH${VARIANT:+ VARIANT=$VARIANT}${REV:+ REV=$REV}"
+repro="make$LINEOPT kunit ARCH=$ARCH${VARIANT:+ VARIANT=$VARIANT}${REV:+ REV=$REV}"
 
 cross=$(cross_prefix "$ARCH") || die "unsupported ARCH=$ARCH (x86_64, i386, um, arm64 or s390)"
-[ -d "$TREE/.git" ] || die "$TREE does not exist" "make tree"
+[ -d "$TREE/.git" ] || die "$TREE does not exist" "make$LINEOPT tree"
 
 # --- Source: the work tree's tip, or a persistent worktree at REV -------------
 src=$TREE
-bdir=$TOP/build/kunit/$name
+bdir=$LB/kunit/$name
 if [ -n "$REV" ]; then
 	rev=$(tgit rev-parse -q --verify "$REV^{commit}") || die "REV=$REV is not a commit of $TREE"
 	# build/rev/{linux,kunit/<name>} mirrors build/{linux,kunit/<name>}: the
 	# same relative paths, so ccache (CCACHE_BASEDIR) shares the tip's objects.
-	src=$TOP/build/rev/linux
-	bdir=$TOP/build/rev/kunit/$name
+	src=$LB/rev/linux
+	bdir=$LB/rev/kunit/$name
 	if ! git -C "$src" rev-parse -q --verify HEAD >/dev/null 2>&1; then
 		rm -rf "$src"
 		tgit worktree prune
@@ -63,7 +63,7 @@ mkdir -p "$outd" "$bdir"
 
 kargs=(--arch="$ARCH" --build_dir="$bdir" ${cross:+--cross_compile="$cross"})
 cfgs=()
-for f in "$TOP"/kunit/*.kunitconfig "$TOP/configs/$ARCH.config" ${VARIANT:+"$TOP/configs/$VARIANT.config"}; do
+for f in "$KUNITD"/*.kunitconfig "$TOP/configs/$ARCH.config" ${VARIANT:+"$TOP/configs/$VARIANT.config"}; do
 	[ -f "$f" ] || { [ "$f" = "$TOP/configs/$ARCH.config" ] && continue; die "missing config fragment $f"; }
 	cfgs+=(--kunitconfig="$f")
 done
@@ -82,7 +82,7 @@ if [ -n "${KUNIT_PRESENT_SUITES:-}" ]; then
 		cfgs[i]=--kunitconfig=$outd/fragment-$i.kunitconfig
 	done
 fi
-[ ${#cfgs[@]} -gt 0 ] || die "no kunitconfig in $TOP/kunit"
+[ ${#cfgs[@]} -gt 0 ] || die "no kunitconfig in $KUNITD"
 
 if command -v ccache >/dev/null; then
 	# Paths under the checkout are hashed relative to it, so a fresh clone
@@ -150,8 +150,8 @@ log "ran $name in $(($(date +%s) - start)) s (kunit.py exit $krc)"
 
 # --- Judge ---------------------------------------------------------------------
 manifests=()
-for m in "$TOP/kunit/expected-tests" "$TOP/kunit/expected-tests.bench" "$TOP/kunit/expected-tests.$ARCH" \
-	${VARIANT:+"$TOP/kunit/expected-tests.$VARIANT"}; do
+for m in "$KUNITD/expected-tests" "$KUNITD/expected-tests.bench" "$KUNITD/expected-tests.$ARCH" \
+	${VARIANT:+"$KUNITD/expected-tests.$VARIANT"}; do
 	[ -f "$m" ] && manifests+=(--manifest="$m")
 done
 cases=

@@ -3,9 +3,45 @@
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export TOP
-TREE=${TREE:-$TOP/build/linux}
-PATCHES=${PATCHES:-$TOP/patches}
-OUT=${OUT:-$TOP/out}
+
+# The product has two lines, each a series against its own base:
+#   LINE=6.1   the port to 6.1.y (the default): patches/, build/, out/,
+#              kunit/
+#   LINE=6.12  tests, benchmarks and fixes for 6.12.y and mainline:
+#              patches/6.12.y/, build/6.12/, out/6.12/, kunit/6.12/
+# LINES lists them; line_dir LINE KIND gives a line's directory of a kind
+# (build, out, patches, kunit), so that a script of one line can name
+# another line's results.
+LINES='6.1 6.12'
+LINE=${LINE:-6.1}
+line_dir() {
+	local sub=
+	case $1 in
+	6.1) ;;
+	6.12) sub=/6.12 ;;
+	*) printf '%s: error: unknown LINE=%s (lines: %s)\n' "${0##*/}" "$1" "$LINES" >&2; return 1 ;;
+	esac
+	case $2 in
+	build|out|kunit) echo "$TOP/$2$sub" ;;
+	patches) echo "$TOP/patches${sub:+$sub.y}" ;;
+	*) return 1 ;;
+	esac
+}
+# LB: this line's build directory; KUNITD: its kunitconfigs and manifests.
+LB=$(line_dir "$LINE" build) || exit 1
+KUNITD=$(line_dir "$LINE" kunit)
+TREE=${TREE:-$LB/linux}
+PATCHES=${PATCHES:-$(line_dir "$LINE" patches)}
+OUT=${OUT:-$(line_dir "$LINE" out)}
+# The Debian package of the line's base, and the name of the line in
+# subjects, Message-Ids and tags.
+SRC_PKG=linux-source-$LINE
+LINE_NAME=$LINE.y
+# B4CFG: the line's b4 settings (b4 reads .b4-config at the top of the
+# tree it runs in).
+if [ "$LINE" = 6.1 ]; then B4CFG=$TOP/.b4-config; else B4CFG=$PATCHES/.b4-config; fi
+# LINEOPT: what a reproduce command adds for this line (nothing for 6.1).
+if [ "$LINE" = 6.1 ]; then LINEOPT=; else LINEOPT=" LINE=$LINE"; fi
 
 # Fixed identity and date of the reproducible base commit (used by the
 # scripts that source this file).
@@ -60,11 +96,11 @@ series_list() { sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$1" | grep -v '^$' || t
 # measure an old configuration.
 kunit_config() {
 	local arch=$1 dir=$2 sum
-	sum=$(cat "$TOP"/kunit/*.kunitconfig "$TOP"/configs/*.config | sha256sum | cut -c1-16)
+	sum=$(cat "$KUNITD"/*.kunitconfig "$TOP"/configs/*.config | sha256sum | cut -c1-16)
 	[ -f "$dir/.config" ] && [ "$(cat "$dir/.fragments" 2>/dev/null)" = "$sum" ] && return 0
 	ARCH=$arch KUNIT_CONFIG_ONLY=1 bash "$TOP/ci/kunit.sh" >/dev/null
 	mkdir -p "$dir"
-	[ "$dir" -ef "$TOP/build/kunit/$arch" ] || cp "$TOP/build/kunit/$arch/.config" "$dir/.config"
+	[ "$dir" -ef "$LB/kunit/$arch" ] || cp "$LB/kunit/$arch/.config" "$dir/.config"
 	echo "$sum" > "$dir/.fragments"
 }
 

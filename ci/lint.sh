@@ -10,9 +10,9 @@ set -euo pipefail
 fail=0
 err() { printf 'lint: %s\n' "$1" >&2; [ $# -lt 2 ] || printf 'lint:   fix: %s\n' "$2" >&2; fail=1; }
 
-[ -f "$PATCHES/series" ] || die "$PATCHES/series is missing" "make export"
+[ -f "$PATCHES/series" ] || die "$PATCHES/series is missing" "make$LINEOPT export"
 [ -f "$PATCHES/cover-letter.txt" ] || err "patches/cover-letter.txt is missing (the cover letter text)"
-[ -f "$PATCHES/BASE" ] || err "patches/BASE is missing" "make tree && make export"
+[ -f "$PATCHES/BASE" ] || err "patches/BASE is missing" "make$LINEOPT tree && make export"
 
 listed=$(series_list "$PATCHES/series")
 present=$(patch_files "$PATCHES")
@@ -27,13 +27,13 @@ if [ -n "$(sort <<<"$listed" | uniq -d)" ]; then
 	err "series lists a patch twice: $(sort <<<"$listed" | uniq -d | tr '\n' ' ')" "$regen"
 fi
 if [ "$listed" != "$(sort <<<"$listed")" ]; then
-	err "series is not in file-name order (format-patch numbering)" "make export"
+	err "series is not in file-name order (format-patch numbering)" "make$LINEOPT export"
 fi
 if [ -n "$present" ] && [ ! -f "$PATCHES/0000-cover-letter.patch" ]; then
-	err "patches/ has patches but no 0000-cover-letter.patch" "make export"
+	err "patches/ has patches but no 0000-cover-letter.patch" "make$LINEOPT export"
 fi
 if [ -z "$present" ] && [ -f "$PATCHES/0000-cover-letter.patch" ]; then
-	err "patches/ has a cover letter but no patches" "make export"
+	err "patches/ has a cover letter but no patches" "make$LINEOPT export"
 fi
 for f in "$PATCHES"/*; do
 	case ${f##*/} in
@@ -57,7 +57,7 @@ if [ -d "$TREE/.git" ] && tgit rev-parse -q --verify refs/tags/base >/dev/null; 
 	if ! diff -r -u "${ign[@]}" -x cover-letter.txt -x VERSION -x "range-diff-v*.txt" "$PATCHES" "$tmp" > "$tmp.diff"; then
 		head -n 60 "$tmp.diff" >&2
 		err "build/linux and patches/ disagree (diff above: patches/ vs an export of build/linux)" \
-			"make export   # keep build/linux's commits; or: make tree FORCE=1 to reset build/linux to patches/"
+			"make$LINEOPT export   # keep build/linux's commits; or: make tree FORCE=1 to reset build/linux to patches/"
 	fi
 	rm -f "$tmp.diff"
 fi

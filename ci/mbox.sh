@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make mbox: the series as one mbox, the way it would be posted, from
 # patches/ (the source of truth): out/mbox/iov_iter-6.1.y-vN.mbx with the
-# subject prefix "PATCH 6.1.y" (plus "vN" from the second version on) and
+# subject prefix "PATCH 6.1.y" (plus "vN" from the second version on;
+# LINE=6.12: out/6.12/mbox/iov_iter-6.12.y-vN.mbx, "PATCH 6.12.y") and
 # Message-Id/In-Reply-To headers that thread every patch under the cover
 # letter, derived from the base and the version so the bytes are stable.
 #   MBOX_CHECK=1  also prove the round trip: b4 am on the mbox, applied to
@@ -11,22 +12,22 @@ set -euo pipefail
 
 version=$(sed -n 's/^version: *//p' "$PATCHES/VERSION")
 [[ $version =~ ^[1-9][0-9]*$ ]] || die "patches/VERSION has no 'version: N' line"
-name=iov_iter-6.1.y-v$version
+name=iov_iter-$LINE_NAME-v$version
 dest=$OUT/mbox
 mbx=$dest/$name.mbx
 mkdir -p "$dest"
 rm -f "$mbx"
 base=$(sed -n 's/^base-commit: *//p' "$PATCHES/BASE")
-[ -n "$base" ] || die "patches/BASE has no base-commit line" "make export"
+[ -n "$base" ] || die "patches/BASE has no base-commit line" "make$LINEOPT export"
 
 mapfile -t files < <(echo 0000-cover-letter.patch; series_list "$PATCHES/series")
-python3 - "$PATCHES" "$mbx" "$version" "${base:0:12}" "${files[@]}" <<'PY'
+python3 - "$PATCHES" "$mbx" "$version" "${base:0:12}" "$LINE_NAME" "${files[@]}" <<'PY'
 import re
 import sys
 
-pdir, mbx, version, base, *files = sys.argv[1:]
-prefix = 'PATCH 6.1.y' + (f' v{version}' if version != '1' else '')
-domain = 'iov-iter-6.1.y.invalid'
+pdir, mbx, version, base, line, *files = sys.argv[1:]
+prefix = f'PATCH {line}' + (f' v{version}' if version != '1' else '')
+domain = f'iov-iter-{line}.invalid'
 cover_id = f'<{base}-v{version}-0@{domain}>'
 with open(mbx, 'w', encoding='utf-8') as out:
     for n, name in enumerate(files):
@@ -48,7 +49,7 @@ PY
 
 # The round trip, as a reviewer does it: b4 am, then git am on the base.
 b4=$TOP/build/venv/bin/b4
-[ -x "$b4" ] || die "b4 is not installed in build/venv" "make deps"
+[ -x "$b4" ] || die "b4 is not installed in build/venv" "make$LINEOPT deps"
 rt=$dest/roundtrip
 rm -rf "$rt"
 mkdir -p "$rt"
@@ -57,9 +58,9 @@ wt=$rt/tree
 tgit worktree prune
 tgit worktree add -q --detach "$wt" "$base"
 trap 'tgit worktree remove --force "$wt" >/dev/null 2>&1 || true' EXIT
-cp "$TOP/.b4-config" "$wt/"
+cp "$B4CFG" "$wt/.b4-config"
 (cd "$wt" && "$b4" --offline-mode am -m "$mbx" -o "$rt" -n roundtrip \
-	"${base:0:12}-v$version-0@iov-iter-6.1.y.invalid") > "$rt/b4.log" 2>&1 ||
+	"${base:0:12}-v$version-0@iov-iter-$LINE_NAME.invalid") > "$rt/b4.log" 2>&1 ||
 	{ cat "$rt/b4.log" >&2; die "b4 am could not read $mbx" "MBOX_CHECK=1 make mbox"; }
 [ -s "$rt/roundtrip.mbx" ] || { cat "$rt/b4.log" >&2; die "b4 am wrote no am-ready mbox" "MBOX_CHECK=1 make mbox"; }
 grep -Eq "^ *Base: (using specified base-commit $base|applies clean to current tree)" "$rt/b4.log" ||

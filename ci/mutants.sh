@@ -12,7 +12,7 @@ set -euo pipefail
 ARCH=${MUTANT_ARCH:-x86_64}
 LIST=${MUTANT_LIST:-$TOP/ci/mutations}	# MUTANT_LIST=<file>: only those mutations
 res=$OUT/mutants
-[ -d "$TREE/.git" ] || die "$TREE does not exist" "make tree"
+[ -d "$TREE/.git" ] || die "$TREE does not exist" "make$LINEOPT tree"
 [ -z "$(tgit status --porcelain --untracked-files=no)" ] ||
 	die "$TREE has uncommitted changes; mutants needs a clean tree" "git -C $TREE status"
 rm -rf "$res"
@@ -32,7 +32,7 @@ for where in "$ARCH" $(awk -F'\t' '!/^#/ && NF >= 5 { print $5 }' "$LIST" | sort
 	if ! run "baseline-${where/:/-}" "$where"; then
 		tail -n 30 "$res/baseline-${where/:/-}.log" >&2
 		die "the suite fails without any mutation: fix that first" \
-			"make kunit ARCH=${where%%:*}$([ "$where" = "${where#*:}" ] || echo " VARIANT=${where#*:}")"
+			"make$LINEOPT kunit ARCH=${where%%:*}$([ "$where" = "${where#*:}" ] || echo " VARIANT=${where#*:}")"
 	fi
 done
 
@@ -66,4 +66,4 @@ PY
 done < "$LIST"
 
 echo "mutants: $caught caught, $survived survived (logs: out/mutants/, out/kunit/mutant-*/)"
-[ "$survived" = 0 ] || die "$survived mutation(s) survived: the suite misses them" "make mutants"
+[ "$survived" = 0 ] || die "$survived mutation(s) survived: the suite misses them" "make$LINEOPT mutants"

@@ -32,7 +32,7 @@ dest=${NATIVE_OUT:-$OUT/native}
 mkdir -p "$ND" "$dest"
 
 [ "$(uname -m)" = x86_64 ] || die "the native harness runs the x86_64 kernel objects: it needs an x86_64 host"
-[ -d "$TREE/.git" ] || die "$TREE does not exist" "make tree"
+[ -d "$TREE/.git" ] || die "$TREE does not exist" "make$LINEOPT tree"
 if [ -n "${NATIVE_BASE:-}" ]; then
 	base_rev=$(tgit rev-parse -q --verify "$NATIVE_BASE^{commit}") || die "NATIVE_BASE=$NATIVE_BASE is not a commit of $TREE"
 else
@@ -49,7 +49,7 @@ shared_objs=(arch/x86/lib/memcpy_64.o arch/x86/lib/memset_64.o arch/x86/lib/copy
 # builds all of them; here only these are brought up to date).  The base's
 # lib/iov_iter.c is compiled with the same command line, with the base's
 # versions of the headers the series changes first in the include path.
-OBJ=$TOP/build/kunit/x86_64
+OBJ=$LB/kunit/x86_64
 kbuild_objs "$TREE" "$OBJ" "$ND/series.build.log" "$repro" lib/iov_iter.o "${shared_objs[@]}"
 overlay_tree "$base_rev" "$ND/base/overlay"
 tgit show "$base_rev:lib/iov_iter.c" > "$ND/base/overlay/iov_iter.c"

@@ -7,7 +7,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-[ -d "$TREE/.git" ] || die "$TREE does not exist" "make tree"
+[ -d "$TREE/.git" ] || die "$TREE does not exist" "make$LINEOPT tree"
 out=$TOP/MAINTAINERS-notes
 tmp=$(mktemp)
 trap 'rm -f "$tmp" "$tmp.pp" "$tmp.ex"' EXIT
@@ -38,7 +38,7 @@ sys.stdout.write(tpl.replace('@PER_PATCH@\n', pp.rstrip('\n') + '\n')
 PY
 if [ "${NOTES_CHECK:-0}" = 1 ]; then
 	diff -u "$out" "$tmp" > /dev/null ||
-		die "MAINTAINERS-notes is stale (patches, ci/patch-notes or the template changed)" "make notes"
+		die "MAINTAINERS-notes is stale (patches, ci/patch-notes or the template changed)" "make$LINEOPT notes"
 	echo "notes: MAINTAINERS-notes is current"
 else
 	cp "$tmp" "$out"

@@ -27,7 +27,7 @@ res=$OUT/patchcheck
 wt=$TOP/build/patchcheck/linux
 bdir=$TOP/build/patchcheck/kunit/x86_64
 venv=$TOP/build/venv
-[ -d "$TREE/.git" ] || die "$TREE does not exist" "make tree"
+[ -d "$TREE/.git" ] || die "$TREE does not exist" "make$LINEOPT tree"
 rm -rf "$res"
 mkdir -p "$res" "$bdir"
 : > "$res/results.tsv"
@@ -246,4 +246,4 @@ done
 git -C "$wt" checkout -q -f --detach base
 
 echo "patchcheck: $checked of $n patches checked, $(grep -c '^PASS' "$res/results.tsv") checks passed, $(grep -c '^FAIL' "$res/results.tsv" || true) failed"
-[ "$fail" = 0 ] || die "a per-patch check failed (logs: out/patchcheck/)" "make patchcheck"
+[ "$fail" = 0 ] || die "a per-patch check failed (logs: out/patchcheck/)" "make$LINEOPT patchcheck"

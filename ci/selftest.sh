@@ -19,7 +19,7 @@ work=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 data=$TOP/ci/testdata
 kunit_dir=$TREE/tools/testing/kunit
-[ -f "$kunit_dir/kunit_parser.py" ] || die "$kunit_dir/kunit_parser.py missing" "make tree"
+[ -f "$kunit_dir/kunit_parser.py" ] || die "$kunit_dir/kunit_parser.py missing" "make$LINEOPT tree"
 
 nfail=0
 result() { # result PASS|FAIL name [detail]

@@ -11,7 +11,7 @@ objs=(lib/iov_iter.o net/core/datagram.o net/core/skbuff.o)
 res=$OUT/sizes
 wt=$TOP/build/patchcheck/linux
 bdir=$TOP/build/patchcheck/kunit/x86_64
-[ -d "$TREE/.git" ] || die "$TREE does not exist" "make tree"
+[ -d "$TREE/.git" ] || die "$TREE does not exist" "make$LINEOPT tree"
 rm -rf "$res"
 mkdir -p "$res/obj"
 export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1
@@ -28,7 +28,7 @@ for i in "${!revs[@]}"; do
 	benchcfg "$wt" "$bdir"
 	"${kmake[@]}" olddefconfig >/dev/null 2>&1
 	"${kmake[@]}" "${objs[@]}" > "$res/build-$tag.log" 2>&1 ||
-		die "building ${objs[*]} at ${revs[$i]} failed (log: ${res#"$TOP"/}/build-$tag.log)" "make sizes"
+		die "building ${objs[*]} at ${revs[$i]} failed (log: ${res#"$TOP"/}/build-$tag.log)" "make$LINEOPT sizes"
 	mkdir -p "$res/obj/$tag"
 	for o in "${objs[@]}"; do
 		cp "$bdir/$o" "$res/obj/$tag/${o//\//_}"

@@ -29,7 +29,7 @@ if [ "${SYSCALL_SMOKE:-0}" = 1 ]; then
 fi
 rm -rf "$dest"
 mkdir -p "$SD" "$dest"
-[ -d "$TREE/.git" ] || die "$TREE does not exist" "make tree"
+[ -d "$TREE/.git" ] || die "$TREE does not exist" "make$LINEOPT tree"
 if [ -n "${SYSCALL_BASE:-}" ]; then
 	base_rev=$(tgit rev-parse --verify -q "$SYSCALL_BASE^{commit}") ||
 		die "SYSCALL_BASE=$SYSCALL_BASE is not a commit of build/linux" "$repro"

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# make tree: create build/linux, a git repository of the 6.1.y base with a
-# reproducible base commit (tag "base"), and apply patches/series to it.
+# make tree [LINE=6.12]: create the line's work tree (build/linux for
+# 6.1.y, build/6.12/linux for 6.12.y), a git repository of the line's base
+# with a reproducible base commit (tag "base"), and apply the line's
+# series (patches/series, patches/6.12.y/series) to it.
 #
-#   KERNEL_SRC=<dir>  use this 6.1.y tree instead of Debian's linux-source-6.1
+#   KERNEL_SRC=<dir>  use this tree instead of Debian's linux-source-<line>
 #   FORCE=1           discard commits in build/linux that were never exported
 #                     (they stay reachable as refs/backup/<date>)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-TARBALL=${TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+TARBALL=${TARBALL:-/usr/src/$SRC_PKG.tar.xz}
 FORCE=${FORCE:-0}
 META=.git/patchq-base		# relative to $TREE
 
@@ -23,9 +25,9 @@ if [ -n "${KERNEL_SRC:-}" ]; then
 		want="dir $src"
 	fi
 else
-	[ -f "$TARBALL" ] || die "$TARBALL not found" "make deps"
-	ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo unknown)
-	want="debian linux-source-6.1 $ver"
+	[ -f "$TARBALL" ] || die "$TARBALL not found" "make$LINEOPT deps"
+	ver=$(dpkg-query -W -f='${Version}' "$SRC_PKG" 2>/dev/null || echo unknown)
+	want="debian $SRC_PKG $ver"
 fi
 
 have_base() {
@@ -43,7 +45,7 @@ patches_digest() {
 
 [ -f "$PATCHES/series" ] || die "$PATCHES/series is missing" "ls $PATCHES"
 for p in $(series_list "$PATCHES/series"); do
-	[ -f "$PATCHES/$p" ] || die "$PATCHES/series lists $p, which does not exist" "make lint"
+	[ -f "$PATCHES/$p" ] || die "$PATCHES/series lists $p, which does not exist" "make$LINEOPT lint"
 done
 
 # --- Protect work that is only in build/linux ---------------------------------
@@ -94,7 +96,7 @@ make_base() {
 	fi
 	local sub
 	sub=$(awk '/^VERSION =/{v=$3} /^PATCHLEVEL =/{p=$3} /^SUBLEVEL =/{s=$3} END{print v"."p"."s}' "$tmp/Makefile")
-	case "$sub" in 6.1.*) ;; *) rm -rf "$tmp"; die "the base is $sub, not a 6.1.y kernel" ;; esac
+	case "$sub" in "$LINE".*) ;; *) rm -rf "$tmp"; die "the base is $sub, not a $LINE_NAME kernel" ;; esac
 
 	log "committing the base (reproducible identity and date)"
 	git -C "$tmp" init -q -b series
