@@ -4,7 +4,7 @@
 ARCH ?= x86_64
 export LINE NATIVE_SMOKE NATIVE_ARGS ARCH VARIANT REV KERNEL_SRC FORCE PATCHCHECK_KUNIT PATCHCHECK_FROM MBOX_CHECK COVER_CHECK NOTES_CHECK STAGES TIER
 
-.PHONY: help deps tree export lint kunit selftest mutants patchcheck sizes abi divergence codegen native mbox range-diff post notes docs check check-full bench
+.PHONY: help deps tree export lint kunit selftest mutants patchcheck sizes abi divergence mainline-check codegen native mbox range-diff post notes docs check check-full bench
 
 help:
 	@echo 'make check    what CI runs: lint, self-tests, per-patch checks (um/i386/arm64 builds), module ABI, KUnit on x86_64 and arm64 (with the benchmarks at smoke size)'
@@ -58,6 +58,9 @@ sizes: deps
 
 abi: deps
 	@bash ci/abi.sh
+
+mainline-check:
+	@bash ci/mainline-check.sh
 
 divergence:
 	@bash ci/divergence.sh

@@ -80,7 +80,7 @@ done
 modes=(icount)
 
 # Code size of the step-variant walkers of the series kernel (bench_iter_*).
-nm -S "$LB/kunit/x86_64/lib/iov_iter_kunit.o" > "$dest/nm.txt"
+nm -S "$LB/kunit/x86_64/${KUNIT_SRC%.c}.o" > "$dest/nm.txt"
 
 # --- Run, interleaved ------------------------------------------------------------------
 declare -A MIB SAMPLES
@@ -96,7 +96,7 @@ for mode in "${modes[@]}"; do
 			run=$mode-$k-$i
 			progress "$mode ($arch): $k kernel, boot $i of $BOOTS, $samples x $mib MiB per case"
 			kunit "$arch" "$k" "bench-$run" KUNIT_NO_BUILD=1 \
-				"KUNIT_KERNEL_ARGS=iov_iter_kunit.bench_mib=$mib iov_iter_kunit.bench_samples=$samples" \
+				"KUNIT_KERNEL_ARGS=$KUNIT_MOD.bench_mib=$mib $KUNIT_MOD.bench_samples=$samples" \
 				"${extra[@]}"
 			printf '%s\t%s\t%s\t%s\n' "$mode" "$k" "$i" "$OUT/kunit/bench-$run/raw.log" >> "$dest/runs.tsv"
 		done

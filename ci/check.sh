@@ -6,6 +6,9 @@
 # total passes the CI budget, and ends with "N passed, N failed", counting
 # every KUnit case, guard, self-test and lint result.
 #   STAGES="lint kunit-um"  run only these stages (deps and tree always run)
+#   LINE=6.12               run only that line's stages (without LINE: both
+#                           lines; a stage of the 6.12.y line is named
+#                           "6.12:<stage>" in ci/stages.tsv)
 # Output: out/check/ (TIER=ci) or out/check-full/: summary.tsv (stage,
 # seconds, status, share, ccache hit %), results.tsv, budget.txt, run.env,
 # final.
@@ -19,15 +22,24 @@ BUDGET_COLD=3600 BUDGET_WARM=1800
 # compilations.
 WARM_HIT_PCT=90
 
+# The lines this run covers: the one LINE names, or all of them.  Results
+# go under the 6.1 line's out/ either way.
+LINES_RUN=${LINE_GIVEN:-$LINES}
+OUT=$(line_dir 6.1 out)
 case $TIER in
-ci) dir=$OUT/check tiers=ci target='make check' ;;
-full) dir=$OUT/check-full tiers='ci full' target='make check-full' ;;
+ci) dir=$OUT/check tiers=ci target="make${LINE_GIVEN:+ LINE=$LINE_GIVEN} check" ;;
+full) dir=$OUT/check-full tiers='ci full' target="make${LINE_GIVEN:+ LINE=$LINE_GIVEN} check-full" ;;
 *) die "unknown TIER=$TIER (ci or full)" ;;
 esac
 
 # stage_field NAME COLUMN: a column (2 tier, 3 cold, 4 warm) of ci/stages.tsv.
 stage_field() { awk -F'\t' -v s="$1" -v c="$2" '!/^#/ && $1 == s { print $c }' "$STAGE_LIST"; }
-tier_stages=$(awk -F'\t' -v t=" $tiers " '!/^#/ && NF >= 4 && index(t, " " $2 " ") && $1 != "deps" && $1 != "tree" { print $1 }' "$STAGE_LIST" | paste -sd' ' -)
+# stage_line NAME: the line a stage belongs to ("6.12:x" is 6.12.y's).
+stage_line() { case $1 in *:*) echo "${1%%:*}" ;; *) echo 6.1 ;; esac; }
+tier_stages=$(awk -F'\t' -v t=" $tiers " '!/^#/ && NF >= 4 && index(t, " " $2 " ") && $1 != "deps" && $1 !~ /^([0-9.]+:)?tree$/ { print $1 }' "$STAGE_LIST" |
+	while read -r st; do
+		case " $LINES_RUN " in *" $(stage_line "$st") "*) echo "$st" ;; esac
+	done | paste -sd' ' -)
 STAGES_GIVEN=${STAGES:-}
 STAGES=${STAGES:-$tier_stages}
 
@@ -153,8 +165,16 @@ if [ "$cold" -gt "$BUDGET_COLD" ] || [ "$warm" -gt "$BUDGET_WARM" ]; then
 fi
 
 c_start=$(ccache_counts)
-# Prerequisites: without them nothing else can run.
-if ! run_stage deps - bash "$TOP/ci/deps.sh" || ! run_stage tree - bash "$TOP/ci/tree.sh"; then
+# Prerequisites: without them nothing else can run.  Each line's tree.
+prereq_ok=1
+run_stage deps - bash "$TOP/ci/deps.sh" || prereq_ok=0
+for l in $LINES_RUN; do
+	[ "$prereq_ok" = 1 ] || break
+	tname=tree
+	[ "$l" = 6.1 ] || tname=$l:tree
+	run_stage "$tname" - env LINE="$l" bash "$TOP/ci/tree.sh" || prereq_ok=0
+done
+if [ "$prereq_ok" != 1 ]; then
 	finish
 	exit 1
 fi
@@ -162,28 +182,34 @@ fi
 [ "$c_start" != '0 0' ] || c_start=$(ccache_counts)
 
 for st in $STAGES; do
-	case $st in
-	lint) run_stage lint - bash "$TOP/ci/lint.sh" || true ;;
-	selftest) run_stage selftest "$OUT/selftest/results.tsv" bash "$TOP/ci/selftest.sh" || true ;;
-	bench-smoke) run_stage bench-smoke "$OUT/bench-smoke/results.tsv" env BENCH_SMOKE=1 bash "$TOP/ci/bench.sh" || true ;;
-	patchcheck) run_stage patchcheck "$OUT/patchcheck/results.tsv" env PATCHCHECK_KUNIT=1 bash "$TOP/ci/patchcheck.sh" || true ;;
-	sizes) run_stage sizes - env COVER_CHECK=1 bash "$TOP/ci/sizes.sh" || true ;;
-	abi) run_stage abi "$OUT/abi/results.tsv" env COVER_CHECK=1 bash "$TOP/ci/abi.sh" || true ;;
-	divergence) run_stage divergence - bash "$TOP/ci/divergence.sh" || true ;;
-	codegen) run_stage codegen - env COVER_CHECK=1 bash "$TOP/ci/codegen.sh" || true ;;
-	native-smoke) run_stage native-smoke - env NATIVE_SMOKE=1 bash "$TOP/ci/native-bench.sh" || true ;;
-	b4) run_stage b4 - env MBOX_CHECK=1 bash "$TOP/ci/mbox.sh" || true ;;
-	docs) run_stage docs "$OUT/docs/results.tsv" bash "$TOP/ci/docs.sh" || true ;;
-	mutants) run_stage mutants "$OUT/mutants/results.tsv" bash "$TOP/ci/mutants.sh" || true ;;
-	tail-kunit) run_stage tail-kunit "$OUT/tail-kunit/results.tsv" bash "$TOP/ci/tail-kunit.sh" || true ;;
+	# A stage of another line runs with that line's LINE and out/ directory.
+	l=$(stage_line "$st")
+	base=${st#"$l":}
+	lo=$(line_dir "$l" out)
+	case $base in
+	lint) run_stage "$st" - env LINE="$l" bash "$TOP/ci/lint.sh" || true ;;
+	selftest) run_stage "$st" "$lo/selftest/results.tsv" bash "$TOP/ci/selftest.sh" || true ;;
+	bench-smoke) run_stage "$st" "$lo/bench-smoke/results.tsv" env LINE="$l" BENCH_SMOKE=1 bash "$TOP/ci/bench.sh" || true ;;
+	patchcheck) run_stage "$st" "$lo/patchcheck/results.tsv" env LINE="$l" PATCHCHECK_KUNIT=1 bash "$TOP/ci/patchcheck.sh" || true ;;
+	checkpatch) run_stage "$st" "$lo/patchcheck/results.tsv" env LINE="$l" PATCHCHECK_BUILD=0 bash "$TOP/ci/patchcheck.sh" || true ;;
+	sizes) run_stage "$st" - env LINE="$l" COVER_CHECK=1 bash "$TOP/ci/sizes.sh" || true ;;
+	abi) run_stage "$st" "$lo/abi/results.tsv" env COVER_CHECK=1 bash "$TOP/ci/abi.sh" || true ;;
+	divergence) run_stage "$st" - bash "$TOP/ci/divergence.sh" || true ;;
+	mainline) run_stage "$st" "$lo/mainline/results.tsv" env LINE="$l" bash "$TOP/ci/mainline-check.sh" || true ;;
+	codegen) run_stage "$st" - env COVER_CHECK=1 bash "$TOP/ci/codegen.sh" || true ;;
+	native-smoke) run_stage "$st" - env NATIVE_SMOKE=1 bash "$TOP/ci/native-bench.sh" || true ;;
+	b4) run_stage "$st" - env LINE="$l" MBOX_CHECK=1 bash "$TOP/ci/mbox.sh" || true ;;
+	docs) run_stage "$st" "$lo/docs/results.tsv" bash "$TOP/ci/docs.sh" || true ;;
+	mutants) run_stage "$st" "$lo/mutants/results.tsv" env LINE="$l" bash "$TOP/ci/mutants.sh" || true ;;
+	tail-kunit) run_stage "$st" "$lo/tail-kunit/results.tsv" bash "$TOP/ci/tail-kunit.sh" || true ;;
 	kunit-*)
 		# kunit-<arch>[-<variant>]
-		rest=${st#kunit-}
+		rest=${base#kunit-}
 		a=${rest%%-*}
 		v=${rest#"$a"}
 		v=${v#-}
-		rm -f "$OUT/kunit/$rest/results.tsv"
-		run_stage "$st" "$OUT/kunit/$rest/results.tsv" env ARCH="$a" VARIANT="$v" REV='' bash "$TOP/ci/kunit.sh" || true
+		rm -f "$lo/kunit/$rest/results.tsv"
+		run_stage "$st" "$lo/kunit/$rest/results.tsv" env LINE="$l" ARCH="$a" VARIANT="$v" REV='' bash "$TOP/ci/kunit.sh" || true
 		;;
 	*) die "stage $st is in ci/stages.tsv but ci/check.sh cannot run it" ;;
 	esac

@@ -135,7 +135,7 @@ if [ "$ARCH" != um ]; then
 fi
 xargs_+=(${KUNIT_QEMU_ARGS:+--qemu_args="$KUNIT_QEMU_ARGS"})
 # Later arguments win: KUNIT_KERNEL_ARGS overrides the smoke sizes.
-BENCH_SMOKE_ARGS=${BENCH_SMOKE_ARGS-iov_iter_kunit.bench_mib=1 iov_iter_kunit.bench_samples=2}
+BENCH_SMOKE_ARGS=${BENCH_SMOKE_ARGS-$KUNIT_MOD.bench_mib=1 $KUNIT_MOD.bench_samples=2}
 for a in $BENCH_SMOKE_ARGS ${KUNIT_KERNEL_ARGS:-}; do xargs_+=(--kernel_args="$a"); done
 log "running $name ($accel)"
 start=$(date +%s)
@@ -156,7 +156,7 @@ for m in "$KUNITD/expected-tests" "$KUNITD/expected-tests.bench" "$KUNITD/expect
 done
 cases=
 if [ -n "${KUNIT_PRESENT_SUITES:-}" ]; then
-	for f in "$src"/lib/iov_iter_kunit.c "$src"/net/core/iov_iter_net_kunit.c; do
+	for f in "$src/$KUNIT_SRC" "$src/$NET_KUNIT_SRC"; do
 		[ -f "$f" ] && cases=${cases:+$cases,}$f
 	done
 fi

@@ -13,6 +13,9 @@ export TOP
 # (build, out, patches, kunit), so that a script of one line can name
 # another line's results.
 LINES='6.1 6.12'
+# LINE_GIVEN: the line the caller named, if any (make check runs every
+# line unless one is named).
+LINE_GIVEN=${LINE:-}
 LINE=${LINE:-6.1}
 line_dir() {
 	local sub=
@@ -37,6 +40,20 @@ OUT=${OUT:-$(line_dir "$LINE" out)}
 # subjects, Message-Ids and tags.
 SRC_PKG=linux-source-$LINE
 LINE_NAME=$LINE.y
+# KUNIT_SRC: the line's iov_iter KUnit file (the benchmarks are in it too),
+# KUNIT_MOD its module name (the prefix of its parameters on the kernel
+# command line); NET_KUNIT_SRC: the checksum and hash tests.
+if [ "$LINE" = 6.1 ]; then
+	KUNIT_SRC=lib/iov_iter_kunit.c KUNIT_MOD=iov_iter_kunit
+else
+	KUNIT_SRC=lib/kunit_iov_iter.c KUNIT_MOD=kunit_iov_iter
+fi
+NET_KUNIT_SRC=net/core/iov_iter_net_kunit.c
+# PATCHCHECK_ARCHES: the arches make patchcheck builds every patch for
+# (besides x86_64).  6.12.y, whose patches touch no arch code and whose
+# KUnit runs cover i386 and arm64 at the tip, skips UML for want of CI
+# time (Documentation/testing.md).
+if [ "$LINE" = 6.1 ]; then PATCHCHECK_ARCHES='um i386 arm64'; else PATCHCHECK_ARCHES='i386 arm64'; fi
 # B4CFG: the line's b4 settings (b4 reads .b4-config at the top of the
 # tree it runs in).
 if [ "$LINE" = 6.1 ]; then B4CFG=$TOP/.b4-config; else B4CFG=$PATCHES/.b4-config; fi
@@ -133,6 +150,12 @@ benchcfg() {
 # no HAS_IOMEM), ci/arch-only skips those files.
 driverscfg() {
 	"$1/scripts/config" --file "$2/.config" --enable USB_SUPPORT --enable USB_GADGET
+}
+
+# full_only_kunit SUBJECT: true if the patch's per-patch KUnit run is in
+# make check-full only (ci/abi-tail, ci/kunit-full-only).
+full_only_kunit() {
+	{ cut -f1 "$TOP/ci/abi-tail"; sed -e '/^#/d' "$TOP/ci/kunit-full-only"; } | grep -qxF -- "$1"
 }
 
 # bench_base_rev: the base kernel of make bench, the first commit of the

@@ -17,15 +17,19 @@
 #               must build on each; ci/arch-only lists the files an arch's
 #               Kconfig rules out.
 # With PATCHCHECK_KUNIT=1 the KUnit suite also runs (x86_64) at every patch
-# that changes a compiled file, Kconfig or Makefile.
+# that changes a compiled file, Kconfig or Makefile (but those of
+# ci/abi-tail and ci/kunit-full-only, which ci/tail-kunit.sh runs).
+# With PATCHCHECK_BUILD=0 only checkpatch and kernel-doc run (no builds,
+# no KUnit): the 6.12.y line's make check stage (its builds are in
+# make check-full).
 # PATCHCHECK_FROM=<rev> checks only the patches after <rev>.
 # Results: out/patchcheck/results.tsv and one log per patch and check.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 res=$OUT/patchcheck
-wt=$TOP/build/patchcheck/linux
-bdir=$TOP/build/patchcheck/kunit/x86_64
+wt=$LB/patchcheck/linux
+bdir=$LB/patchcheck/kunit/x86_64
 venv=$TOP/build/venv
 [ -d "$TREE/.git" ] || die "$TREE does not exist" "make$LINEOPT tree"
 rm -rf "$res"
@@ -96,7 +100,7 @@ arch_can_build() {
 # contain, so that the patch cannot change what the suite runs.  Headers,
 # Kconfig and Makefiles always count.
 in_kunit_kernel() {
-	local f kb=$TOP/build/rev/kunit/x86_64
+	local f kb=$LB/rev/kunit/x86_64
 	[ -f "$kb/vmlinux" ] || return 0
 	while read -r f; do
 		case $f in
@@ -111,10 +115,10 @@ in_kunit_kernel() {
 # patch builds on ARCH (its .c files and the series' own objects), in
 # build/patchcheck/kunit/ARCH with ARCH's KUnit configuration.
 xbuild() {
-	local arch=$1 b=$TOP/build/patchcheck/kunit/$1 f objs=()
+	local arch=$1 b=$LB/patchcheck/kunit/$1 f objs=()
 	kunit_config "$arch" "$b"
 	for f in $cfiles lib/iov_iter.c net/core/datagram.c net/core/skbuff.c \
-		lib/iov_iter_kunit.c net/core/iov_iter_net_kunit.c; do
+		"$KUNIT_SRC" "$NET_KUNIT_SRC"; do
 		[ -f "$wt/$f" ] || continue
 		if ! arch_can_build "$arch" "$f"; then
 			echo "skipped $f: not buildable on $arch (ci/arch-only)"
@@ -157,7 +161,7 @@ for c in $(tgit rev-list --reverse base..HEAD); do
 		--strict --codespell --no-signoff --show-types ${ign:+--ignore "$ign"} -q -) > "$res/$tag.checkpatch" 2>&1; then
 		result PASS "patch$tag:checkpatch" "$subj"
 	else
-		result FAIL "patch$tag:checkpatch" "$(grep -cE '^(ERROR|WARNING|CHECK)' "$res/$tag.checkpatch") finding(s), see out/patchcheck/$tag.checkpatch"
+		result FAIL "patch$tag:checkpatch" "$(grep -cE '^(ERROR|WARNING|CHECK)' "$res/$tag.checkpatch") finding(s), see ${res#"$TOP"/}/$tag.checkpatch"
 		fail=1
 	fi
 
@@ -177,14 +181,16 @@ for c in $(tgit rev-list --reverse base..HEAD); do
 		fi
 	fi
 
+	[ "${PATCHCHECK_BUILD:-1}" = 1 ] || continue
+
 	# The other architectures: does it build?
 	git -C "$wt" checkout -q -f --detach "$c"
-	for arch in um i386 arm64; do
+	for arch in $PATCHCHECK_ARCHES; do
 		t=$(date +%s)
 		if xbuild "$arch" > "$res/$tag.build-$arch" 2>&1; then
 			result PASS "patch$tag:build-$arch" "$(($(date +%s) - t)) s"
 		else
-			result FAIL "patch$tag:build-$arch" "$(grep -m1 -E 'error' "$res/$tag.build-$arch" || echo "see out/patchcheck/$tag.build-$arch")"
+			result FAIL "patch$tag:build-$arch" "$(grep -m1 -E 'error' "$res/$tag.build-$arch" || echo "see ${res#"$TOP"/}/$tag.build-$arch")"
 			fail=1
 		fi
 	done
@@ -218,17 +224,16 @@ for c in $(tgit rev-list --reverse base..HEAD); do
 		if ! grep -qE '\.(c|h|S)$|(^|/)(Kconfig[^/]*|Makefile|Kbuild)$' <<<"$files"; then
 			printf 'SKIP\tpatch%s:kunit-x86_64\n' "$tag" >> "$res/results.tsv"
 			echo "SKIP patch$tag:kunit-x86_64: no compiled file changed"
-		elif [ "$c" != "$(tgit rev-parse HEAD)" ] &&
-			cut -f1 "$TOP/ci/abi-tail" | grep -qxF -- "$subj"; then
+		elif [ "$c" != "$(tgit rev-parse HEAD)" ] && full_only_kunit "$subj"; then
 			printf 'SKIP\tpatch%s:kunit-x86_64\n' "$tag" >> "$res/results.tsv"
-			echo "SKIP patch$tag:kunit-x86_64: an ABI-tail patch; make check-full runs it (ci/tail-kunit.sh)"
+			echo "SKIP patch$tag:kunit-x86_64: in ci/abi-tail or ci/kunit-full-only; make check-full runs it (ci/tail-kunit.sh)"
 		elif ! in_kunit_kernel <<<"$files"; then
 			# Drivers the KUnit kernel does not contain (sound, hfi1,
 			# the USB gadgets): their patch builds above, and cannot
 			# change what the suite runs.
 			printf 'SKIP\tpatch%s:kunit-x86_64\n' "$tag" >> "$res/results.tsv"
 			echo "SKIP patch$tag:kunit-x86_64: none of its files is in the KUnit kernel"
-		elif ! tgit cat-file -e "$c:lib/iov_iter_kunit.c" 2>/dev/null; then
+		elif ! tgit cat-file -e "$c:$KUNIT_SRC" 2>/dev/null; then
 			# The fixes come before the tests: their tests run from
 			# the test patch on, and with the fix undone in ci/mutations.
 			printf 'SKIP\tpatch%s:kunit-x86_64\n' "$tag" >> "$res/results.tsv"
@@ -238,7 +243,7 @@ for c in $(tgit rev-list --reverse base..HEAD); do
 			bash "$TOP/ci/kunit.sh" > "$res/$tag.kunit" 2>&1; then
 			result PASS "patch$tag:kunit-x86_64" "built and ran in $(($(date +%s) - t)) s"
 		else
-			result FAIL "patch$tag:kunit-x86_64" "see out/patchcheck/$tag.kunit"
+			result FAIL "patch$tag:kunit-x86_64" "see ${res#"$TOP"/}/$tag.kunit"
 			fail=1
 		fi
 	fi
@@ -246,4 +251,4 @@ done
 git -C "$wt" checkout -q -f --detach base
 
 echo "patchcheck: $checked of $n patches checked, $(grep -c '^PASS' "$res/results.tsv") checks passed, $(grep -c '^FAIL' "$res/results.tsv" || true) failed"
-[ "$fail" = 0 ] || die "a per-patch check failed (logs: out/patchcheck/)" "make$LINEOPT patchcheck"
+[ "$fail" = 0 ] || die "a per-patch check failed (logs: ${res#"$TOP"/}/)" "make$LINEOPT patchcheck"

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The KUnit suites (x86_64) at each patch of the ABI-changing tail but the
-# last: the patches ci/abi-tail lists.  make check's patchcheck runs the
-# suites at every other patch that changes what the KUnit kernel contains,
-# and at the tip; these intermediate commits each rebuild most of the
-# kernel (they change <linux/uio.h>), so they run in make check-full only
-# (Documentation/testing.md, the budget).
+# last (the patches ci/abi-tail lists), and at the patches of
+# ci/kunit-full-only.  make check's patchcheck runs the suites at every
+# other patch that changes what the KUnit kernel contains, and at the tip;
+# these commits run in make check-full only (Documentation/testing.md, the
+# budget): most of them change <linux/uio.h> and rebuild most of the
+# kernel.
 # Results: out/tail-kunit/results.tsv; the runs in out/kunit/tail-<n>/.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -20,7 +21,7 @@ for c in $(tgit rev-list --reverse base..HEAD); do
 	n=$((n + 1))
 	subj=$(tgit log -1 --format=%s "$c")
 	[ "$c" != "$tip" ] || continue
-	cut -f1 "$TOP/ci/abi-tail" | grep -qxF -- "$subj" || continue
+	full_only_kunit "$subj" || continue
 	tag=$(printf '%04d' "$n")
 	ran=$((ran + 1))
 	t=$(date +%s)
@@ -35,5 +36,5 @@ for c in $(tgit rev-list --reverse base..HEAD); do
 		fail=1
 	fi
 done
-echo "tail-kunit: $ran patch(es) of the ABI tail tested"
+echo "tail-kunit: $ran patch(es) tested (ci/abi-tail, ci/kunit-full-only)"
 exit "$fail"
