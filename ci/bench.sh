@@ -35,7 +35,7 @@ else
 	dest=$OUT/bench
 fi
 brepro="make$LINEOPT bench"
-[ "$SMOKE" != 1 ] || brepro="BENCH_SMOKE=1 make bench"
+[ "$SMOKE" != 1 ] || brepro="BENCH_SMOKE=1 make$LINEOPT bench"
 t0=$(date +%s)
 progress() { printf '[bench %4ss] %s\n' "$(($(date +%s) - t0))" "$*"; }
 
@@ -43,7 +43,7 @@ bash "$TOP/ci/deps.sh"
 bash "$TOP/ci/tree.sh" >/dev/null
 
 base_rev=$(bench_base_rev || :)
-[ -n "$base_rev" ] || die "no commit in base..HEAD adds CONFIG_IOV_ITER_BENCH_KUNIT_TEST: the benchmark patch is missing"
+[ -n "$base_rev" ] || die "no commit in base..HEAD adds CONFIG_$BENCH_KCONFIG: the benchmark patch is missing"
 tip=$(tgit rev-parse HEAD)
 rm -rf "$dest"
 mkdir -p "$dest"
@@ -126,6 +126,22 @@ PY
 # The venv's python has matplotlib (ci/requirements.txt).
 report=("$TOP/build/venv/bin/python" "$TOP/ci/bench_report.py" "$dest/runs.tsv"
 	--meta="$dest/meta.json" --manifest="$KUNITD/expected-tests.bench")
+if [ "$LINE" != 6.1 ]; then
+	# The 6.12.y series does not change the walkers: its figures are
+	# 6.12's own, one kernel (base and series are the same).  The native
+	# harness and the per-syscall program compare two trees of the 6.1.y
+	# port and are built for its glue (Documentation/benchmarking.md).
+	progress "$LINE_NAME: icount only (the native harness and the per-syscall program are the 6.1.y line's)"
+	if [ "$SMOKE" = 1 ]; then
+		: > "$dest/results.tsv"
+		"${report[@]}" --smoke --results="$dest/results.tsv" ||
+			die "a benchmark case printed no well-formed line" "$brepro"
+		exit 0
+	fi
+	"${report[@]}" --sizes="$dest/nm.txt" --out="$dest" --png="$dest/bench.png" || die "the report failed" "$brepro"
+	progress "done: ${dest#"$TOP"/}/results.json, table.txt, table.md, bench.png"
+	exit 0
+fi
 progress "native harness"
 NATIVE_SMOKE=$SMOKE NATIVE_OUT=$dest/native bash "$TOP/ci/native-bench.sh" > "$dest/native.log" 2>&1 || {
 	tail -n 30 "$dest/native.log" >&2

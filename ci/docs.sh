@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make docs: the reviewer documents are current and their commands exist.
-#   1. MAINTAINERS-notes is what make notes generates now;
+#   1. MAINTAINERS-notes (and MAINTAINERS-notes.6.12) is what make notes
+#      generates now;
 #   2. every command in a ```sh block of README.md and Documentation/*.md
 #      is checked without side effects: make targets with make -n (the
 #      target and its variables exist), python scripts with --help (they
@@ -16,11 +17,14 @@ mkdir -p "$res"
 fail=0
 result() { printf '%s\t%s\n' "$1" "$2" >> "$res/results.tsv"; printf '%-4s %s%s\n' "$1" "$2" "${3:+: $3}"; [ "$1" = PASS ] || fail=1; }
 
-if NOTES_CHECK=1 bash "$TOP/ci/notes.sh" > "$res/notes.log" 2>&1; then
-	result PASS docs:MAINTAINERS-notes
-else
-	result FAIL docs:MAINTAINERS-notes "$(tail -n2 "$res/notes.log" | head -n1)"
-fi
+for l in $LINES; do
+	suf=$([ "$l" = 6.1 ] || echo ".$l")
+	if LINE=$l NOTES_CHECK=1 bash "$TOP/ci/notes.sh" > "$res/notes$suf.log" 2>&1; then
+		result PASS "docs:MAINTAINERS-notes$suf"
+	else
+		result FAIL "docs:MAINTAINERS-notes$suf" "$(tail -n2 "$res/notes$suf.log" | head -n1)"
+	fi
+done
 
 # Every command of a ```sh block, checked without running it.
 python3 - "$TOP" "$res" README.md Documentation/*.md <<'PY' >> "$res/results.tsv" || fail=1

@@ -54,6 +54,15 @@ NET_KUNIT_SRC=net/core/iov_iter_net_kunit.c
 # KUnit runs cover i386 and arm64 at the tip, skips UML for want of CI
 # time (Documentation/testing.md).
 if [ "$LINE" = 6.1 ]; then PATCHCHECK_ARCHES='um i386 arm64'; else PATCHCHECK_ARCHES='i386 arm64'; fi
+# LSUF: the suffix of the line's own files in ci/ and at the top
+# (ci/mutations.6.12, ci/patch-notes.6.12, MAINTAINERS-notes.6.12, ...);
+# the 6.1 line's have none.
+if [ "$LINE" = 6.1 ]; then LSUF=; else LSUF=.$LINE; fi
+CP_EXCEPTIONS=$TOP/ci/checkpatch-exceptions$LSUF
+# BENCH_KCONFIG: the line's Kconfig symbol of the KUnit benchmarks.
+if [ "$LINE" = 6.1 ]; then BENCH_KCONFIG=IOV_ITER_BENCH_KUNIT_TEST; else BENCH_KCONFIG=TEST_IOV_ITER_BENCH; fi
+# MUTATIONS: the line's deliberate bugs (make mutants).
+if [ "$LINE" = 6.1 ]; then MUTATIONS=$TOP/ci/mutations; else MUTATIONS=$TOP/ci/mutations.$LINE; fi
 # B4CFG: the line's b4 settings (b4 reads .b4-config at the top of the
 # tree it runs in).
 if [ "$LINE" = 6.1 ]; then B4CFG=$TOP/.b4-config; else B4CFG=$PATCHES/.b4-config; fi
@@ -140,7 +149,7 @@ patch_worktree() {
 # it.  Re-enabled at every commit: olddefconfig drops the symbol at commits
 # that do not have it yet.
 benchcfg() {
-	"$1/scripts/config" --file "$2/.config" --enable IOV_ITER_BENCH_KUNIT_TEST
+	"$1/scripts/config" --file "$2/.config" --enable "$BENCH_KCONFIG"
 }
 
 # driverscfg WT BDIR: the patchcheck configurations also reach the driver
@@ -162,7 +171,7 @@ full_only_kunit() {
 # series that has the benchmarks (CONFIG_IOV_ITER_BENCH_KUNIT_TEST).
 bench_base_rev() {
 	local rev
-	rev=$(tgit log --format=%H -S'config IOV_ITER_BENCH_KUNIT_TEST' base..HEAD -- lib/Kconfig.debug | tail -n1)
+	rev=$(tgit log --format=%H -S"config $BENCH_KCONFIG" base..HEAD -- lib/Kconfig.debug | tail -n1)
 	[ -n "$rev" ] && echo "$rev"
 }
 

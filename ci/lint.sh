@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make lint: patches/ must be consistent with itself and with build/linux.
+# make lint [LINE=6.12]: the line's patches/ (patches/6.12.y/ for 6.12.y)
+# must be consistent with itself and with its work tree.
 #   1. series and the *.patch files agree (every listed file exists, every
 #      file is listed, the cover letter exists iff there are patches);
 #   2. build/linux (if present) exports to exactly what patches/ holds.
@@ -38,6 +39,10 @@ fi
 for f in "$PATCHES"/*; do
 	case ${f##*/} in
 	*.patch|series|BASE|cover-letter.txt|VERSION|range-diff-v*.txt) ;;
+	*.y) # another line's patches (patches/6.12.y/ under the 6.1 line's)
+		n=${f##*/}
+		[ "$LINE" = 6.1 ] && [ -d "$f" ] && [[ " $LINES " == *" ${n%.y} "* ]] ||
+		err "unexpected file in patches/: ${f##*/}" "rm -r $f" ;;
 	*) err "unexpected file in patches/: ${f##*/} (patches/ holds make export output, cover-letter.txt, VERSION and range-diffs)" "rm $f" ;;
 	esac
 done
@@ -54,7 +59,7 @@ if [ -d "$TREE/.git" ] && tgit rev-parse -q --verify refs/tags/base >/dev/null; 
 			"${have:0:12}" "$(sed -n 's/^source: //p' "$tmp/BASE")" "${want:0:12}" >&2
 		ign=(-I '^base-commit: ' -I '^source: ' -I '^sublevel: ')
 	fi
-	if ! diff -r -u "${ign[@]}" -x cover-letter.txt -x VERSION -x "range-diff-v*.txt" "$PATCHES" "$tmp" > "$tmp.diff"; then
+	if ! diff -r -u "${ign[@]}" -x cover-letter.txt -x VERSION -x "range-diff-v*.txt" -x .b4-config -x '*.y' "$PATCHES" "$tmp" > "$tmp.diff"; then
 		head -n 60 "$tmp.diff" >&2
 		err "build/linux and patches/ disagree (diff above: patches/ vs an export of build/linux)" \
 			"make$LINEOPT export   # keep build/linux's commits; or: make tree FORCE=1 to reset build/linux to patches/"

@@ -10,7 +10,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 ARCH=${MUTANT_ARCH:-x86_64}
-LIST=${MUTANT_LIST:-$TOP/ci/mutations}	# MUTANT_LIST=<file>: only those mutations
+LIST=${MUTANT_LIST:-$MUTATIONS}	# MUTANT_LIST=<file>: only those mutations
 res=$OUT/mutants
 [ -d "$TREE/.git" ] || die "$TREE does not exist" "make$LINEOPT tree"
 [ -z "$(tgit status --porcelain --untracked-files=no)" ] ||
@@ -65,5 +65,5 @@ PY
 	tgit checkout -q -- "$file"
 done < "$LIST"
 
-echo "mutants: $caught caught, $survived survived (logs: out/mutants/, out/kunit/mutant-*/)"
+echo "mutants: $caught caught, $survived survived (logs: ${res#"$TOP"/}/, ${OUT#"$TOP"/}/kunit/mutant-*/)"
 [ "$survived" = 0 ] || die "$survived mutation(s) survived: the suite misses them" "make$LINEOPT mutants"

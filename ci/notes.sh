@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make notes: write MAINTAINERS-notes from ci/MAINTAINERS-notes.in, filling
+# make notes [LINE=6.12]: write MAINTAINERS-notes (MAINTAINERS-notes.6.12)
+# from ci/MAINTAINERS-notes.in (ci/MAINTAINERS-notes.6.12.in), filling
 # in per patch scripts/get_maintainer.pl's output (run on patches/ against
 # the tip of build/linux) and the note from ci/patch-notes, and the
 # checkpatch exceptions from ci/checkpatch-exceptions.
@@ -8,7 +9,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 [ -d "$TREE/.git" ] || die "$TREE does not exist" "make$LINEOPT tree"
-out=$TOP/MAINTAINERS-notes
+out=$TOP/MAINTAINERS-notes$LSUF
 tmp=$(mktemp)
 trap 'rm -f "$tmp" "$tmp.pp" "$tmp.ex"' EXIT
 
@@ -23,14 +24,14 @@ print(re.sub(r"^\[PATCH [0-9]+/[0-9]+\] ", "", " ".join(m["Subject"].split())))'
 	printf '%d/%d %s\n' "$n" "$total" "$subj"
 	(cd "$TREE" && ./scripts/get_maintainer.pl --no-git --no-git-fallback --no-rolestats \
 		"$PATCHES/$f") 2>/dev/null | sed 's/^/    /'
-	note=$(awk -F'\t' -v s="$subj" '$0 !~ /^#/ && $1 == s {print $2}' "$TOP/ci/patch-notes")
+	note=$(awk -F'\t' -v s="$subj" '$0 !~ /^#/ && $1 == s {print $2}' "$TOP/ci/patch-notes$LSUF")
 	printf '%s\n\n' "${note:-(no specific note)}" | fold -s -w 72 | sed 's/^/  /; s/[[:space:]]*$//'
 done > "$tmp.pp"
 awk -F'\t' '$0 !~ /^#/ && NF >= 3 {printf "patch %s, %s: %s\n", $1, $2, $3}' \
-	"$TOP/ci/checkpatch-exceptions" | fold -s -w 72 | sed 's/[[:space:]]*$//' > "$tmp.ex"
+	"$CP_EXCEPTIONS" | fold -s -w 72 | sed 's/[[:space:]]*$//' > "$tmp.ex"
 [ -s "$tmp.ex" ] || echo "(none)" > "$tmp.ex"
 
-python3 - "$TOP/ci/MAINTAINERS-notes.in" "$tmp.pp" "$tmp.ex" > "$tmp" <<'PY'
+python3 - "$TOP/ci/MAINTAINERS-notes$LSUF.in" "$tmp.pp" "$tmp.ex" > "$tmp" <<'PY'
 import sys
 tpl, pp, ex = (open(p, encoding='utf-8').read() for p in sys.argv[1:])
 sys.stdout.write(tpl.replace('@PER_PATCH@\n', pp.rstrip('\n') + '\n')
@@ -38,9 +39,9 @@ sys.stdout.write(tpl.replace('@PER_PATCH@\n', pp.rstrip('\n') + '\n')
 PY
 if [ "${NOTES_CHECK:-0}" = 1 ]; then
 	diff -u "$out" "$tmp" > /dev/null ||
-		die "MAINTAINERS-notes is stale (patches, ci/patch-notes or the template changed)" "make$LINEOPT notes"
-	echo "notes: MAINTAINERS-notes is current"
+		die "${out##*/} is stale (patches, ci/patch-notes$LSUF or the template changed)" "make$LINEOPT notes"
+	echo "notes: ${out##*/} is current"
 else
 	cp "$tmp" "$out"
-	echo "notes: wrote MAINTAINERS-notes"
+	echo "notes: wrote ${out##*/}"
 fi

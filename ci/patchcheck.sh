@@ -156,7 +156,7 @@ for c in $(tgit rev-list --reverse base..HEAD); do
 	docfiles=$(grep -E '\.[ch]$' <<<"$files" || true)
 
 	# checkpatch
-	ign=$(awk -F'\t' -v n="$tag" '$0 !~ /^#/ && NF >= 2 && index(n, $1) == 1 {print $2}' "$TOP/ci/checkpatch-exceptions" | paste -sd, -)
+	ign=$(awk -F'\t' -v n="$tag" '$0 !~ /^#/ && NF >= 2 && index(n, $1) == 1 {print $2}' "$CP_EXCEPTIONS" | paste -sd, -)
 	if tgit format-patch -1 --stdout "$c" | (cd "$wt" && PATH=$venv/bin:$PATH ./scripts/checkpatch.pl \
 		--strict --codespell --no-signoff --show-types ${ign:+--ignore "$ign"} -q -) > "$res/$tag.checkpatch" 2>&1; then
 		result PASS "patch$tag:checkpatch" "$subj"

@@ -9,8 +9,8 @@ set -euo pipefail
 
 objs=(lib/iov_iter.o net/core/datagram.o net/core/skbuff.o)
 res=$OUT/sizes
-wt=$TOP/build/patchcheck/linux
-bdir=$TOP/build/patchcheck/kunit/x86_64
+wt=$LB/patchcheck/linux
+bdir=$LB/patchcheck/kunit/x86_64
 [ -d "$TREE/.git" ] || die "$TREE does not exist" "make$LINEOPT tree"
 rm -rf "$res"
 mkdir -p "$res/obj"
