@@ -4,9 +4,21 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+# Disk: a fresh clone's make check writes about 13 GiB (two work trees,
+# their KUnit, patch-check and ABI build directories); a full disk shows up
+# later as a stage failing for no reason of its own (a CI run once lost
+# abi and b4 that way).  Stop here instead, with the reason.
+DISK_MIN_GIB=${DISK_MIN_GIB:-16}
+avail=$(df -P -k "$TOP" | awk 'NR == 2 { print int($4 / 1048576) }')
+if [ "${avail:-0}" -lt "$DISK_MIN_GIB" ]; then
+	die "only ${avail} GiB free on the file system of $TOP; make check needs about $DISK_MIN_GIB GiB (DISK_MIN_GIB=<n> to override)" \
+		"df -h $TOP"
+fi
+
 # Debian packages, each with a file or command that proves it is installed.
 PKGS=(
 	"linux-source-6.1:/usr/src/linux-source-6.1.tar.xz"
+	"linux-source-6.12:/usr/src/linux-source-6.12.tar.xz"
 	"qemu-system-x86:qemu-system-x86_64"
 	"qemu-system-x86:qemu-system-i386"
 	"qemu-system-arm:qemu-system-aarch64"
