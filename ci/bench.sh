@@ -126,54 +126,46 @@ PY
 # The venv's python has matplotlib (ci/requirements.txt).
 report=("$TOP/build/venv/bin/python" "$TOP/ci/bench_report.py" "$dest/runs.tsv"
 	--meta="$dest/meta.json" --manifest="$KUNITD/expected-tests.bench")
-if [ "$LINE" != 6.1 ]; then
-	# The 6.12.y series does not change the walkers: its figures are
-	# 6.12's own, one kernel (base and series are the same).  The native
-	# harness and the per-syscall program compare two trees of the 6.1.y
-	# port and are built for its glue (Documentation/benchmarking.md).
-	progress "$LINE_NAME: icount only (the native harness and the per-syscall program are the 6.1.y line's)"
-	if [ "$SMOKE" = 1 ]; then
-		: > "$dest/results.tsv"
-		"${report[@]}" --smoke --results="$dest/results.tsv" ||
-			die "a benchmark case printed no well-formed line" "$brepro"
-		exit 0
-	fi
-	"${report[@]}" --sizes="$dest/nm.txt" --out="$dest" --png="$dest/bench.png" || die "the report failed" "$brepro"
-	progress "done: ${dest#"$TOP"/}/results.json, table.txt, table.md, bench.png"
-	exit 0
-fi
-progress "native harness"
-NATIVE_SMOKE=$SMOKE NATIVE_OUT=$dest/native bash "$TOP/ci/native-bench.sh" > "$dest/native.log" 2>&1 || {
-	tail -n 30 "$dest/native.log" >&2
-	die "the native harness failed (log: ${dest#"$TOP"/}/native.log)" "$brepro"
-}
-progress "per-syscall program"
-SYSCALL_SMOKE=$SMOKE bash "$TOP/ci/syscall-bench.sh" > "$dest/syscall.log" 2>&1 || {
-	tail -n 30 "$dest/syscall.log" >&2
-	die "the per-syscall benchmark failed (log: ${dest#"$TOP"/}/syscall.log)" "$brepro"
-}
-rm -rf "$dest/syscall"
-cp -r "$OUT/syscall$([ "$SMOKE" = 1 ] && echo -smoke)" "$dest/syscall"
-# The same program before and after the single-buffer ITER_UBUF imports.
+# The native harness and the per-syscall program compare two trees of the
+# 6.1.y port and are built for its glue.  The 6.12.y series does not change
+# the walkers: its figures are 6.12's own, from one kernel (base and series
+# are the same), in icount only (Documentation/benchmarking.md).
 ubuf_table=
-if [ "$SMOKE" != 1 ] && ubuf_rev=$(ubuf_base_rev); then
-	progress "per-syscall program, before and after the ITER_UBUF imports"
-	SYSCALL_BASE=$ubuf_rev SYSCALL_OUT=$dest/syscall-ubuf bash "$TOP/ci/syscall-bench.sh" \
-		> "$dest/syscall-ubuf.log" 2>&1 || {
-		tail -n 30 "$dest/syscall-ubuf.log" >&2
-		die "the per-syscall benchmark of the ITER_UBUF imports failed (log: ${dest#"$TOP"/}/syscall-ubuf.log)" "$brepro"
+if [ "$LINE" = 6.1 ]; then
+	progress "native harness"
+	NATIVE_SMOKE=$SMOKE NATIVE_OUT=$dest/native bash "$TOP/ci/native-bench.sh" > "$dest/native.log" 2>&1 || {
+		tail -n 30 "$dest/native.log" >&2
+		die "the native harness failed (log: ${dest#"$TOP"/}/native.log)" "$brepro"
 	}
-	ubuf_table=$dest/syscall-ubuf/table.md
+	progress "per-syscall program"
+	SYSCALL_SMOKE=$SMOKE bash "$TOP/ci/syscall-bench.sh" > "$dest/syscall.log" 2>&1 || {
+		tail -n 30 "$dest/syscall.log" >&2
+		die "the per-syscall benchmark failed (log: ${dest#"$TOP"/}/syscall.log)" "$brepro"
+	}
+	rm -rf "$dest/syscall"
+	cp -r "$OUT/syscall$([ "$SMOKE" = 1 ] && echo -smoke)" "$dest/syscall"
+	# The same program before and after the single-buffer ITER_UBUF imports.
+	if [ "$SMOKE" != 1 ] && ubuf_rev=$(ubuf_base_rev); then
+		progress "per-syscall program, before and after the ITER_UBUF imports"
+		SYSCALL_BASE=$ubuf_rev SYSCALL_OUT=$dest/syscall-ubuf bash "$TOP/ci/syscall-bench.sh" \
+			> "$dest/syscall-ubuf.log" 2>&1 || {
+			tail -n 30 "$dest/syscall-ubuf.log" >&2
+			die "the per-syscall benchmark of the ITER_UBUF imports failed (log: ${dest#"$TOP"/}/syscall-ubuf.log)" "$brepro"
+		}
+		ubuf_table=$dest/syscall-ubuf/table.md
+	fi
+else
+	progress "$LINE_NAME: icount only (the native harness and the per-syscall program are the 6.1.y line's)"
 fi
 if [ "$SMOKE" = 1 ]; then
 	: > "$dest/results.tsv"
 	"${report[@]}" --smoke --results="$dest/results.tsv" ||
-		die "a benchmark case printed no well-formed line" "BENCH_SMOKE=1 make bench"
+		die "a benchmark case printed no well-formed line" "$brepro"
 	exit 0
 fi
-"${report[@]}" --sizes="$dest/nm.txt" --out="$dest" --png="$dest/bench.png" || die "the report failed" "make$LINEOPT bench"
-if [ "${BENCH_COVER:-1}" = 1 ]; then
+"${report[@]}" --sizes="$dest/nm.txt" --out="$dest" --png="$dest/bench.png" || die "the report failed" "$brepro"
+if [ "$LINE" = 6.1 ] && [ "${BENCH_COVER:-1}" = 1 ]; then
 	bash "$TOP/ci/cover-bench.sh" "$dest/results.json" "$dest/native/table.md" "$dest/syscall/table.md" \
 		"$ubuf_table"
 fi
-progress "done: out/bench/results.json, table.txt, table.md, bench.png, native/"
+progress "done: ${dest#"$TOP"/}/: results.json, table.txt, table.md, bench.png$([ "$LINE" != 6.1 ] || echo ', native/, syscall/')"

@@ -216,7 +216,7 @@ for st in $STAGES; do
 done
 rc=0
 finish || rc=$?
-if [ "$TIER" = full ] && [ -z "$STAGES_GIVEN" ] && [ "$rc" = 0 ]; then
+if [ "$TIER" = full ] && [ -z "$STAGES_GIVEN" ] && [ -z "$LINE_GIVEN" ] && [ "$rc" = 0 ]; then
 	# The cover letter quotes the last complete, green full run (make
 	# export carries it into patches/).
 	bash "$TOP/ci/cover-testing.sh" "$dir" || rc=1

@@ -41,8 +41,9 @@ for f in "$PATCHES"/*; do
 	*.patch|series|BASE|cover-letter.txt|VERSION|range-diff-v*.txt) ;;
 	*.y) # another line's patches (patches/6.12.y/ under the 6.1 line's)
 		n=${f##*/}
-		[ "$LINE" = 6.1 ] && [ -d "$f" ] && [[ " $LINES " == *" ${n%.y} "* ]] ||
-		err "unexpected file in patches/: ${f##*/}" "rm -r $f" ;;
+		if [ "$LINE" != 6.1 ] || [ ! -d "$f" ] || [[ " $LINES " != *" ${n%.y} "* ]]; then
+			err "unexpected file in patches/: ${f##*/}" "rm -r $f"
+		fi ;;
 	*) err "unexpected file in patches/: ${f##*/} (patches/ holds make export output, cover-letter.txt, VERSION and range-diffs)" "rm $f" ;;
 	esac
 done
