@@ -1,4 +1,4 @@
-# User-facing targets of the iov_iter 6.1.y series.  The work is done by the
+# User-facing targets of the iov_iter series, 6.1.y and 6.12.y (LINE=6.12).  The work is done by the
 # scripts in ci/; each target is one of them.  See README.md.
 
 ARCH ?= x86_64
@@ -7,8 +7,10 @@ export LINE NATIVE_SMOKE NATIVE_ARGS ARCH VARIANT REV KERNEL_SRC FORCE PATCHCHEC
 .PHONY: help deps tree export lint kunit selftest mutants patchcheck sizes abi divergence mainline-check codegen native mbox range-diff post notes docs check check-full bench
 
 help:
-	@echo 'make check    what CI runs: lint, self-tests, per-patch checks (um/i386/arm64 builds), module ABI, KUnit on x86_64 and arm64 (with the benchmarks at smoke size)'
-	@echo 'make check-full  every stage: make check plus the full tier of ci/stages.tsv (KASAN, um, mutants, i386, s390, bench-smoke); quotes itself in the cover letter'
+	@echo 'Every target takes LINE=6.12 for the 6.12.y series (patches/6.12.y/, build/6.12/, out/6.12/); the default is LINE=6.1.'
+	@echo 'make check without LINE runs both lines; make check LINE=6.12 only that one.'
+	@echo 'make check    what CI runs: lint, self-tests, per-patch checks (um/i386/arm64 builds), module ABI, KUnit on x86_64 (with the benchmarks at smoke size); 6.12.y: checkpatch per patch, the mainline check, b4, KUnit on x86_64'
+	@echo 'make check-full  every stage: make check plus the full tier of ci/stages.tsv (arm64, KASAN, um, mutants, i386, s390, bench-smoke; 6.12.y: per-patch builds and suites, i386, arm64, mutants); quotes itself in the cover letter'
 	@echo 'make bench    benchmark base vs series: the native harness (cycles, CIs) and icount (instructions, overheads)'
 	@echo 'make native   the native A/B harness alone (bench/native/)   [NATIVE_SMOKE=1] [NATIVE_ARGS=...]'
 	@echo 'make codegen  codegen audit of the changed objects, base vs tip, into the cover letter   [COVER_CHECK=1]'
@@ -22,6 +24,7 @@ help:
 	@echo 'make patchcheck  per patch: checkpatch, W=1 + sparse and kernel-doc deltas, um/i386/arm64 builds [PATCHCHECK_KUNIT=1]'
 	@echo 'make sizes    bloat-o-meter per patch into the cover letter   [COVER_CHECK=1: only check it]'
 	@echo 'make abi      module ABI (abidiff, arm64) per patch; the prefix must keep it   [COVER_CHECK=1]'
+	@echo 'make mainline-check LINE=6.12  the 6.12.y series on the newest mainline files (../shared/mainline): every conflict, against ci/mainline-expected'
 	@echo 'make divergence  lines by which include/linux/iov_iter.h differs from mainline'"'"'s (FOLIOQ removed)'
 	@echo 'make mbox     out/mbox/iov_iter-6.1.y-vN.mbx   [MBOX_CHECK=1: b4 am round trip]'
 	@echo 'make range-diff  patches/range-diff-v<N-1>-v<N>.txt against the tag series-v<N-1>'
