@@ -16,7 +16,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 ML=${MAINLINE_DIR:-$TOP/../shared/mainline}
-EXPECTED=$TOP/ci/mainline-expected
+EXPECTED=${MAINLINE_EXPECTED:-$TOP/ci/mainline-expected}
 res=$OUT/mainline
 repro="make$LINEOPT mainline-check"
 [ "$LINE" = 6.12 ] || die "the mainline check is for the 6.12.y line" "make LINE=6.12 mainline-check"

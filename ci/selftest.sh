@@ -7,6 +7,9 @@
 #     unexported commits are refused;
 #   - codegen.py on two tiny objects: a new indirect call and a changed copy
 #     primitive fail the audit unless the allow file names them;
+#   - the mainline check (6.12.y): a conflict ci/mainline-expected does not
+#     list, and a listed one that does not happen, each fail it;
+#   - make deps stops on a disk without room;
 #   - shellcheck on every script.
 # Writes PASS/FAIL lines to out/selftest/results.tsv.
 set -euo pipefail
@@ -159,6 +162,20 @@ cg() { python3 "$TOP/ci/codegen.py" --base="$work/cg/base" --tip="$work/cg/tip" 
 expect codegen-new-indirect 1 't.o: walk: indirect' -- cg --allow="$work/cg/allow-none"
 expect codegen-copy-changed 1 't.o: cp: copy: memcpy x1 -> inline rep movsq' -- cg --allow="$work/cg/allow-none"
 expect codegen-allowed 0 'allowed by ci/codegen-allow: t.o: walk: indirect' -- cg --allow="$work/cg/allow-both"
+
+# --- the mainline check's judge: an unlisted conflict and a vanished one fail -------
+if [ -d "$(line_dir 6.12 build)/linux/.git" ]; then
+	grep -v 'kunit_iov_iter' "$TOP/ci/mainline-expected" > "$work/ml-missing"
+	{ cat "$TOP/ci/mainline-expected"; printf 'no such patch\tlib/iov_iter.c\n'; } > "$work/ml-extra"
+	mlc() { env LINE=6.12 TREE= PATCHES= OUT="$work/ml" MAINLINE_EXPECTED="$1" bash "$TOP/ci/mainline-check.sh"; }
+	expect mainline-new-conflict 1 'does not list: .*lib/kunit_iov_iter.c' -- mlc "$work/ml-missing"
+	expect mainline-conflict-gone 1 'did not happen: no such patch' -- mlc "$work/ml-extra"
+else
+	result FAIL mainline-check "no 6.12.y work tree: run make tree LINE=6.12"
+fi
+
+# --- make deps refuses a disk without room --------------------------------------
+expect deps-disk-full 1 'GiB free on the file system' -- env DISK_MIN_GIB=1000000 bash "$TOP/ci/deps.sh"
 
 # --- shellcheck ------------------------------------------------------------------
 expect shellcheck 0 '' -- shellcheck -x -P "$TOP/ci" "$TOP"/ci/*.sh "$TOP/.ci/run"
