@@ -22,8 +22,10 @@ for f in "${files[@]}"; do
 m = email.message_from_file(open(sys.argv[1], encoding="utf-8"))
 print(re.sub(r"^\[PATCH [0-9]+/[0-9]+\] ", "", " ".join(m["Subject"].split())))' "$PATCHES/$f")
 	printf '%d/%d %s\n' "$n" "$total" "$subj"
-	(cd "$TREE" && ./scripts/get_maintainer.pl --no-git --no-git-fallback --no-rolestats \
-		"$PATCHES/$f") 2>/dev/null | sed 's/^/    /'
+	# 6.12's get_maintainer.pl orders equally ranked people by Perl's
+	# (randomised) hash order: fix the seed so that the file is stable.
+	(cd "$TREE" && PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0 ./scripts/get_maintainer.pl \
+		--no-git --no-git-fallback --no-rolestats "$PATCHES/$f") 2>/dev/null | sed 's/^/    /'
 	note=$(awk -F'\t' -v s="$subj" '$0 !~ /^#/ && $1 == s {print $2}' "$TOP/ci/patch-notes$LSUF")
 	printf '%s\n\n' "${note:-(no specific note)}" | fold -s -w 72 | sed 's/^/  /; s/[[:space:]]*$//'
 done > "$tmp.pp"
