@@ -124,7 +124,8 @@ kunit_config() {
 	local arch=$1 dir=$2 sum
 	sum=$(cat "$KUNITD"/*.kunitconfig "$TOP"/configs/*.config | sha256sum | cut -c1-16)
 	[ -f "$dir/.config" ] && [ "$(cat "$dir/.fragments" 2>/dev/null)" = "$sum" ] && return 0
-	ARCH=$arch KUNIT_CONFIG_ONLY=1 bash "$TOP/ci/kunit.sh" >/dev/null
+	# Its own RUN_NAME, so that the results of ARCH's last run stay.
+	RUN_NAME=config-$arch ARCH=$arch VARIANT='' REV='' KUNIT_CONFIG_ONLY=1 bash "$TOP/ci/kunit.sh" >/dev/null
 	mkdir -p "$dir"
 	[ "$dir" -ef "$LB/kunit/$arch" ] || cp "$LB/kunit/$arch/.config" "$dir/.config"
 	echo "$sum" > "$dir/.fragments"
