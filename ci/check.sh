@@ -22,10 +22,11 @@ BUDGET_COLD=3600 BUDGET_WARM=1800
 # compilations.
 WARM_HIT_PCT=90
 
-# The lines this run covers: the one LINE names, or all of them.  Results
-# go under the 6.1 line's out/ either way.
+# The lines this run covers: the one LINE names, or all of them.  The run's
+# summary goes under the 6.1 line's out/ either way (or the OUT given: the
+# self-tests run this script on a scratch directory).
 LINES_RUN=${LINE_GIVEN:-$LINES}
-OUT=$(line_dir 6.1 out)
+OUT=${OUT_GIVEN:-$(line_dir 6.1 out)}
 case $TIER in
 ci) dir=$OUT/check tiers=ci target="make${LINE_GIVEN:+ LINE=$LINE_GIVEN} check" ;;
 full) dir=$OUT/check-full tiers='ci full' target="make${LINE_GIVEN:+ LINE=$LINE_GIVEN} check-full" ;;

@@ -34,6 +34,7 @@ line_dir() {
 LB=$(line_dir "$LINE" build) || exit 1
 KUNITD=$(line_dir "$LINE" kunit)
 TREE=${TREE:-$LB/linux}
+OUT_GIVEN=${OUT:-}
 PATCHES=${PATCHES:-$(line_dir "$LINE" patches)}
 OUT=${OUT:-$(line_dir "$LINE" out)}
 # The Debian package of the line's base, and the name of the line in
