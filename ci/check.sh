@@ -189,20 +189,20 @@ for st in $STAGES; do
 	lo=$(line_dir "$l" out)
 	case $base in
 	lint) run_stage "$st" - env LINE="$l" bash "$TOP/ci/lint.sh" || true ;;
-	selftest) run_stage "$st" "$lo/selftest/results.tsv" bash "$TOP/ci/selftest.sh" || true ;;
+	selftest) run_stage "$st" "$lo/selftest/results.tsv" env LINE="$l" bash "$TOP/ci/selftest.sh" || true ;;
 	bench-smoke) run_stage "$st" "$lo/bench-smoke/results.tsv" env LINE="$l" BENCH_SMOKE=1 bash "$TOP/ci/bench.sh" || true ;;
 	patchcheck) run_stage "$st" "$lo/patchcheck/results.tsv" env LINE="$l" PATCHCHECK_KUNIT=1 bash "$TOP/ci/patchcheck.sh" || true ;;
 	checkpatch) run_stage "$st" "$lo/patchcheck/results.tsv" env LINE="$l" PATCHCHECK_BUILD=0 bash "$TOP/ci/patchcheck.sh" || true ;;
 	sizes) run_stage "$st" - env LINE="$l" COVER_CHECK=1 bash "$TOP/ci/sizes.sh" || true ;;
-	abi) run_stage "$st" "$lo/abi/results.tsv" env COVER_CHECK=1 bash "$TOP/ci/abi.sh" || true ;;
-	divergence) run_stage "$st" - bash "$TOP/ci/divergence.sh" || true ;;
+	abi) run_stage "$st" "$lo/abi/results.tsv" env LINE="$l" COVER_CHECK=1 bash "$TOP/ci/abi.sh" || true ;;
+	divergence) run_stage "$st" - env LINE="$l" bash "$TOP/ci/divergence.sh" || true ;;
 	mainline) run_stage "$st" "$lo/mainline/results.tsv" env LINE="$l" bash "$TOP/ci/mainline-check.sh" || true ;;
-	codegen) run_stage "$st" - env COVER_CHECK=1 bash "$TOP/ci/codegen.sh" || true ;;
-	native-smoke) run_stage "$st" - env NATIVE_SMOKE=1 bash "$TOP/ci/native-bench.sh" || true ;;
+	codegen) run_stage "$st" - env LINE="$l" COVER_CHECK=1 bash "$TOP/ci/codegen.sh" || true ;;
+	native-smoke) run_stage "$st" - env LINE="$l" NATIVE_SMOKE=1 bash "$TOP/ci/native-bench.sh" || true ;;
 	b4) run_stage "$st" - env LINE="$l" MBOX_CHECK=1 bash "$TOP/ci/mbox.sh" || true ;;
-	docs) run_stage "$st" "$lo/docs/results.tsv" bash "$TOP/ci/docs.sh" || true ;;
+	docs) run_stage "$st" "$lo/docs/results.tsv" env LINE="$l" bash "$TOP/ci/docs.sh" || true ;;
 	mutants) run_stage "$st" "$lo/mutants/results.tsv" env LINE="$l" bash "$TOP/ci/mutants.sh" || true ;;
-	tail-kunit) run_stage "$st" "$lo/tail-kunit/results.tsv" bash "$TOP/ci/tail-kunit.sh" || true ;;
+	tail-kunit) run_stage "$st" "$lo/tail-kunit/results.tsv" env LINE="$l" bash "$TOP/ci/tail-kunit.sh" || true ;;
 	kunit-*)
 		# kunit-<arch>[-<variant>]
 		rest=${base#kunit-}
