@@ -41,34 +41,38 @@ OUT=${OUT:-$(line_dir "$LINE" out)}
 # subjects, Message-Ids and tags.
 SRC_PKG=linux-source-$LINE
 LINE_NAME=$LINE.y
-# KUNIT_SRC: the line's iov_iter KUnit file (the benchmarks are in it too),
-# KUNIT_MOD its module name (the prefix of its parameters on the kernel
-# command line); NET_KUNIT_SRC: the checksum and hash tests.
-if [ "$LINE" = 6.1 ]; then
+# Each line's own settings, in one place:
+#   KUNIT_SRC, KUNIT_MOD  its iov_iter KUnit file (the benchmarks are in it
+#                      too) and module name (the prefix of its parameters on
+#                      the kernel command line)
+#   BENCH_KCONFIG      the Kconfig symbol of its KUnit benchmarks
+#   PATCHCHECK_ARCHES  the arches make patchcheck builds every patch for
+#                      (besides x86_64); 6.12.y, whose patches touch no arch
+#                      code, skips UML for want of CI time (testing.md)
+#   LSUF               the suffix of its own files in ci/ and at the top
+#                      (ci/mutations.6.12, MAINTAINERS-notes.6.12, ...)
+#   B4CFG              its b4 settings (b4 reads .b4-config at the top of
+#                      the tree it runs in)
+#   LINEOPT            what a reproduce command adds for it
+case $LINE in
+6.1)
 	KUNIT_SRC=lib/iov_iter_kunit.c KUNIT_MOD=iov_iter_kunit
-else
+	BENCH_KCONFIG=IOV_ITER_BENCH_KUNIT_TEST
+	PATCHCHECK_ARCHES='um i386 arm64'
+	LSUF='' B4CFG=$TOP/.b4-config LINEOPT=''
+	;;
+*)
 	KUNIT_SRC=lib/kunit_iov_iter.c KUNIT_MOD=kunit_iov_iter
-fi
+	BENCH_KCONFIG=TEST_IOV_ITER_BENCH
+	PATCHCHECK_ARCHES='i386 arm64'
+	LSUF=.$LINE B4CFG=$PATCHES/.b4-config LINEOPT=" LINE=$LINE"
+	;;
+esac
+# NET_KUNIT_SRC: the checksum and hash tests; CP_EXCEPTIONS: the accepted
+# checkpatch findings; MUTATIONS: the deliberate bugs of make mutants.
 NET_KUNIT_SRC=net/core/iov_iter_net_kunit.c
-# PATCHCHECK_ARCHES: the arches make patchcheck builds every patch for
-# (besides x86_64).  6.12.y, whose patches touch no arch code and whose
-# KUnit runs cover i386 and arm64 at the tip, skips UML for want of CI
-# time (Documentation/testing.md).
-if [ "$LINE" = 6.1 ]; then PATCHCHECK_ARCHES='um i386 arm64'; else PATCHCHECK_ARCHES='i386 arm64'; fi
-# LSUF: the suffix of the line's own files in ci/ and at the top
-# (ci/mutations.6.12, ci/patch-notes.6.12, MAINTAINERS-notes.6.12, ...);
-# the 6.1 line's have none.
-if [ "$LINE" = 6.1 ]; then LSUF=; else LSUF=.$LINE; fi
 CP_EXCEPTIONS=$TOP/ci/checkpatch-exceptions$LSUF
-# BENCH_KCONFIG: the line's Kconfig symbol of the KUnit benchmarks.
-if [ "$LINE" = 6.1 ]; then BENCH_KCONFIG=IOV_ITER_BENCH_KUNIT_TEST; else BENCH_KCONFIG=TEST_IOV_ITER_BENCH; fi
-# MUTATIONS: the line's deliberate bugs (make mutants).
-if [ "$LINE" = 6.1 ]; then MUTATIONS=$TOP/ci/mutations; else MUTATIONS=$TOP/ci/mutations.$LINE; fi
-# B4CFG: the line's b4 settings (b4 reads .b4-config at the top of the
-# tree it runs in).
-if [ "$LINE" = 6.1 ]; then B4CFG=$TOP/.b4-config; else B4CFG=$PATCHES/.b4-config; fi
-# LINEOPT: what a reproduce command adds for this line (nothing for 6.1).
-if [ "$LINE" = 6.1 ]; then LINEOPT=; else LINEOPT=" LINE=$LINE"; fi
+MUTATIONS=$TOP/ci/mutations$LSUF
 
 # Fixed identity and date of the reproducible base commit (used by the
 # scripts that source this file).
