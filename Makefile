@@ -2,15 +2,15 @@
 # scripts in ci/; each target is one of them.  See README.md.
 
 ARCH ?= x86_64
-export LINE NATIVE_SMOKE NATIVE_ARGS ARCH VARIANT REV KERNEL_SRC FORCE PATCHCHECK_KUNIT PATCHCHECK_FROM MBOX_CHECK COVER_CHECK NOTES_CHECK STAGES TIER
+export LINE TUXMAKE_ROW KCIDB_RUN KCIDB_ORIGIN KCIDB_PATCH_URL KCIDB_GIT_REPO NATIVE_SMOKE NATIVE_ARGS ARCH VARIANT REV KERNEL_SRC FORCE PATCHCHECK_KUNIT PATCHCHECK_FROM MBOX_CHECK COVER_CHECK NOTES_CHECK STAGES TIER
 
-.PHONY: help deps tree export lint kunit selftest mutants patchcheck sizes abi divergence mainline-check codegen native mbox range-diff post notes docs check check-full bench
+.PHONY: help deps tree export lint kunit selftest mutants patchcheck sizes abi divergence mainline-check codegen native mbox range-diff post notes docs plan tuxmake kcidb check check-full bench
 
 help:
 	@echo 'Every target takes LINE=6.12 for the 6.12.y series (patches/6.12.y/, build/6.12/, out/6.12/); the default is LINE=6.1.'
 	@echo 'make check without LINE runs both lines; make check LINE=6.12 only that one.'
-	@echo 'make check    what CI runs: lint, self-tests, per-patch checks (um/i386/arm64 builds), module ABI, KUnit on x86_64 (with the benchmarks at smoke size); 6.12.y: checkpatch per patch, the mainline check, b4, KUnit on x86_64'
-	@echo 'make check-full  every stage: make check plus the full tier of ci/stages.tsv (arm64, KASAN, um, mutants, i386, s390, bench-smoke; 6.12.y: per-patch builds and suites, i386, arm64, mutants); quotes itself in the cover letter'
+	@echo 'make check    what CI runs: lint, self-tests, per-patch checks (um/i386/arm64 builds), module ABI, KUnit on x86_64 (with the benchmarks at smoke size); 6.12.y: checkpatch per patch, the mainline check, b4, KUnit on x86_64; the TuxSuite plan and the KCIDB file, validated'
+	@echo 'make check-full  every stage: make check plus the full tier of ci/stages.tsv (arm64, KASAN, um, mutants, i386, s390, bench-smoke; 6.12.y: per-patch builds and suites, i386, arm64, mutants; the tuxmake row); quotes itself in the cover letter'
 	@echo 'make bench    benchmark base vs series: the native harness (cycles, CIs) and icount (instructions, overheads)'
 	@echo 'make native   the native A/B harness alone (bench/native/)   [NATIVE_SMOKE=1] [NATIVE_ARGS=...]'
 	@echo 'make codegen  codegen audit of the changed objects, base vs tip, into the cover letter   [COVER_CHECK=1]'
@@ -31,6 +31,9 @@ help:
 	@echo 'make post     after mailing: tag series-vN, bump patches/VERSION'
 	@echo 'make notes    regenerate MAINTAINERS-notes (get_maintainer per patch)'
 	@echo 'make docs     MAINTAINERS-notes current, documented commands exist'
+	@echo 'make plan     out/plan/plan.yaml: the whole matrix of both lines as a TuxSuite plan, validated offline'
+	@echo 'make tuxmake  one plan row built by tuxmake locally, compared with make kunit   [TUXMAKE_ROW=6.1.y-kunit-x86_64]'
+	@echo 'make kcidb    out/kcidb/kcidb.json: the last make check as KCIDB data, validated   [KCIDB_RUN=out/check-full] [KCIDB_ORIGIN=...]'
 
 deps:
 	@bash ci/deps.sh
@@ -88,6 +91,15 @@ notes:
 
 docs:
 	@bash ci/docs.sh
+
+plan: deps
+	@bash ci/plan.sh
+
+tuxmake: deps
+	@bash ci/tuxmake.sh
+
+kcidb: deps
+	@bash ci/kcidb.sh
 
 check:
 	@TIER=ci bash ci/check.sh

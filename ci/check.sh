@@ -10,8 +10,9 @@
 #                           lines; a stage of the 6.12.y line is named
 #                           "6.12:<stage>" in ci/stages.tsv)
 # Output: out/check/ (TIER=ci) or out/check-full/: summary.tsv (stage,
-# seconds, status, share, ccache hit %), results.tsv, budget.txt, run.env,
-# final.
+# seconds, status, share, ccache hit %), results.tsv, stage-results.tsv
+# (the same with each result's stage; the kcidb stage, which runs last,
+# turns them into KCIDB JSON), budget.txt, run.env, final.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -43,12 +44,19 @@ tier_stages=$(awk -F'\t' -v t=" $tiers " '!/^#/ && NF >= 4 && index(t, " " $2 " 
 	done | paste -sd' ' -)
 STAGES_GIVEN=${STAGES:-}
 STAGES=${STAGES:-$tier_stages}
+# kcidb converts the results of the stages before it: it runs last, after
+# the full tier too.
+# shellcheck disable=SC2086
+case " $STAGES " in
+*" kcidb "*) STAGES="$(printf '%s\n' $STAGES | grep -vx kcidb | paste -sd' ' -) kcidb" ;;
+esac
 
 rm -rf "$dir"
 mkdir -p "$dir"
 summary=$dir/summary.tsv
 : > "$summary"
 : > "$dir/results.tsv"
+: > "$dir/stage-results.tsv"
 t0=$(date +%s)
 {
 	echo "target=$target"
@@ -97,6 +105,8 @@ run_stage() {
 		printf 'FAIL\t%s\n' "$name" >> "$results"
 	fi
 	cat "$results" >> "$dir/results.tsv"
+	# The same results tagged with their stage (make kcidb reads them).
+	awk -v s="$name" 'BEGIN { FS = OFS = "\t" } { print s, $0 }' "$results" >> "$dir/stage-results.tsv"
 	# The share that applies: warm when ccache served most of the stage's
 	# compilations (or it compiled nothing), cold otherwise.
 	if [ "$pct" = - ] || [ "$pct" -ge "$WARM_HIT_PCT" ]; then
@@ -201,6 +211,9 @@ for st in $STAGES; do
 	native-smoke) run_stage "$st" - env LINE="$l" NATIVE_SMOKE=1 bash "$TOP/ci/native-bench.sh" || true ;;
 	b4) run_stage "$st" - env LINE="$l" MBOX_CHECK=1 bash "$TOP/ci/mbox.sh" || true ;;
 	docs) run_stage "$st" "$lo/docs/results.tsv" env LINE="$l" bash "$TOP/ci/docs.sh" || true ;;
+	plan) run_stage "$st" - env LINE="$l" bash "$TOP/ci/plan.sh" || true ;;
+	tuxmake) run_stage "$st" "$lo/tuxmake/6.1.y-kunit-x86_64/results.tsv" env LINE="$l" bash "$TOP/ci/tuxmake.sh" || true ;;
+	kcidb) run_stage "$st" - env LINE="$l" KCIDB_RUN="$dir" bash "$TOP/ci/kcidb.sh" || true ;;
 	mutants) run_stage "$st" "$lo/mutants/results.tsv" env LINE="$l" bash "$TOP/ci/mutants.sh" || true ;;
 	tail-kunit) run_stage "$st" "$lo/tail-kunit/results.tsv" env LINE="$l" bash "$TOP/ci/tail-kunit.sh" || true ;;
 	kunit-*)

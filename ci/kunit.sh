@@ -22,7 +22,10 @@
 #   KUNIT_KERNEL_ARGS, KUNIT_QEMU_ARGS, KUNIT_TIMEOUT
 #   RUN_NAME              output directory name under out/kunit/
 #   BENCH_SMOKE_ARGS      kernel arguments given before KUNIT_KERNEL_ARGS
-#                         (default: the benchmarks at 1 MiB x 2 samples)
+#                         (default: BENCH_SMOKE_DEFAULT, the benchmarks at
+#                         1 MiB x 2 samples)
+#   KUNIT_BUILD_DIR       with KUNIT_NO_BUILD=1: run the kernel built in this
+#                         directory (make tuxmake boots tuxmake's build)
 #
 # The benchmark suite (iov_iter_bench) is in every kernel: it runs at smoke
 # size unless KUNIT_KERNEL_ARGS sets its own sizes (make bench), and every
@@ -41,7 +44,7 @@ cross=$(cross_prefix "$ARCH") || die "unsupported ARCH=$ARCH (x86_64, i386, um, 
 
 # --- Source: the work tree's tip, or a persistent worktree at REV -------------
 src=$TREE
-bdir=$LB/kunit/$name
+bdir=${KUNIT_BUILD_DIR:-$LB/kunit/$name}
 if [ -n "$REV" ]; then
 	rev=$(tgit rev-parse -q --verify "$REV^{commit}") || die "REV=$REV is not a commit of $TREE"
 	# build/rev/{linux,kunit/<name>} mirrors build/{linux,kunit/<name>}: the
@@ -135,7 +138,7 @@ if [ "$ARCH" != um ]; then
 fi
 xargs_+=(${KUNIT_QEMU_ARGS:+--qemu_args="$KUNIT_QEMU_ARGS"})
 # Later arguments win: KUNIT_KERNEL_ARGS overrides the smoke sizes.
-BENCH_SMOKE_ARGS=${BENCH_SMOKE_ARGS-$KUNIT_MOD.bench_mib=1 $KUNIT_MOD.bench_samples=2}
+BENCH_SMOKE_ARGS=${BENCH_SMOKE_ARGS-$BENCH_SMOKE_DEFAULT}
 for a in $BENCH_SMOKE_ARGS ${KUNIT_KERNEL_ARGS:-}; do xargs_+=(--kernel_args="$a"); done
 log "running $name ($accel)"
 start=$(date +%s)

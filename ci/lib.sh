@@ -68,6 +68,9 @@ case $LINE in
 	LSUF=.$LINE B4CFG=$PATCHES/.b4-config LINEOPT=" LINE=$LINE"
 	;;
 esac
+# BENCH_SMOKE_DEFAULT: the kernel arguments that run the benchmarks at
+# smoke size (1 MiB, 2 samples) in every KUnit run but make bench's.
+BENCH_SMOKE_DEFAULT="$KUNIT_MOD.bench_mib=1 $KUNIT_MOD.bench_samples=2"
 # NET_KUNIT_SRC: the checksum and hash tests; CP_EXCEPTIONS: the accepted
 # checkpatch findings; MUTATIONS: the deliberate bugs of make mutants.
 NET_KUNIT_SRC=net/core/iov_iter_net_kunit.c
@@ -161,10 +164,14 @@ benchcfg() {
 # driverscfg WT BDIR: the patchcheck configurations also reach the driver
 # directories the series touches, so that their files compile with their
 # own Makefile's flags (drivers/usb/gadget/function/ adds the include path
-# of its u_f.h): USB gadget support.  Where an arch cannot have it (UML has
+# of its u_f.h): USB gadget support (PATCHCHECK_KCONFIG, which make plan
+# gives the per-patch builds too).  Where an arch cannot have it (UML has
 # no HAS_IOMEM), ci/arch-only skips those files.
+PATCHCHECK_KCONFIG='USB_SUPPORT USB_GADGET'
 driverscfg() {
-	"$1/scripts/config" --file "$2/.config" --enable USB_SUPPORT --enable USB_GADGET
+	local s args=()
+	for s in $PATCHCHECK_KCONFIG; do args+=(--enable "$s"); done
+	"$1/scripts/config" --file "$2/.config" "${args[@]}"
 }
 
 # full_only_kunit SUBJECT: true if the patch's per-patch KUnit run is in

@@ -9,6 +9,11 @@
 #     primitive fail the audit unless the allow file names them;
 #   - the mainline check (6.12.y): a conflict ci/mainline-expected does not
 #     list, and a listed one that does not happen, each fail it;
+#   - make plan's validator refuses a plan with an unknown device or arch,
+#     a bad kconfig item or a job TuxSuite's schema rejects;
+#   - make kcidb writes valid KCIDB for a tiny run (a per-patch build
+#     failure is a failed build of that patch's checkout), and refuses a bad
+#     origin and a result naming a patch the series does not have;
 #   - make deps stops on a disk without room;
 #   - shellcheck on every script.
 # Writes PASS/FAIL lines to out/selftest/results.tsv.
@@ -173,6 +178,39 @@ if [ -d "$(line_dir 6.12 build)/linux/.git" ]; then
 else
 	result FAIL mainline-check "no 6.12.y work tree: run make tree LINE=6.12"
 fi
+
+# --- make plan's validator: what TuxSuite, TuxMake or TuxLava would refuse ------
+vpy=$TOP/build/venv/bin/python3
+mkdir -p "$work/plan"
+printf '/dev/null\nCONFIG_KUNIT=y\n' > "$work/plan/k"
+printf 'j1\tb1\t%040d\tx86_64\tgcc-12\t%s\tqemu-x86_64\ta=1\nj2\tb2\t%040d\tum\tgcc-12\t%s\t-\t-\nj2\tb3\t%040d\tum\tgcc-12\t%s\t-\t-\n' \
+	1 "$work/plan/k" 2 "$work/plan/k" 3 "$work/plan/k" > "$work/plan/rows"
+pv() { "$vpy" "$TOP/ci/tuxplan.py" validate "$1"; }
+expect plan-write 0 '3 builds' -- "$vpy" "$TOP/ci/tuxplan.py" write "$work/plan/rows" "$work/plan/ok.yaml"
+expect plan-valid 0 'valid .*3 builds, 1 tests' -- pv "$work/plan/ok.yaml"
+sed 's/device: qemu-x86_64/device: qemu-x86_65/' "$work/plan/ok.yaml" > "$work/plan/dev.yaml"
+expect plan-unknown-device 1 'Unknown device qemu-x86_65' -- pv "$work/plan/dev.yaml"
+sed 's/- CONFIG_KUNIT=y/- KUNIT=y/' "$work/plan/ok.yaml" > "$work/plan/kconfig.yaml"
+expect plan-bad-kconfig 1 "kconfig item 'KUNIT=y' is not a CONFIG_ line" -- pv "$work/plan/kconfig.yaml"
+sed '0,/^  build:$/s//  bulid:/' "$work/plan/ok.yaml" > "$work/plan/schema.yaml"
+expect plan-schema 1 'tuxsuite rejects the plan: extra keys not allowed' -- pv "$work/plan/schema.yaml"
+sed '0,/target_arch: um/s//target_arch: um64/' "$work/plan/ok.yaml" > "$work/plan/arch.yaml"
+expect plan-unknown-arch 1 'Unsupported architecture: um64' -- pv "$work/plan/arch.yaml"
+
+# --- make kcidb: a run's results as valid KCIDB, and what it refuses ----------------
+kr=$work/kcidb-run
+mkdir -p "$kr"
+printf 'date=2026-01-02T03:04:05Z\nproject=%040d\n' 1 > "$kr/run.env"
+printf 'kunit-x86_64\t9\tpass\t12\t100\npatchcheck\t20\tpass\t30\t100\nabi\t5\tFAIL\t9\t100\n' > "$kr/summary.tsv"
+printf 'kunit-x86_64\tPASS\tx86_64:s.c.p 1\nkunit-x86_64\tPASS\tx86_64:splat-scan\npatchcheck\tPASS\tpatch0001:checkpatch\npatchcheck\tFAIL\tpatch0002:build-arm64\nabi\tFAIL\tabi:patch0002\n' > "$kr/stage-results.tsv"
+kc() { "$vpy" "$TOP/ci/kcidb.py" --run "$kr" --origin "${1:-selftest}" --out "$work/kcidb.json" \
+	--top "$work" --patch-url "file://$work/" --line 6.1 "$work/patches.1" "$work/linux-git" "$work/nobuild"; }
+expect kcidb-valid 0 'valid \(kcidb-io .*: 2 checkouts, 4 builds, 4 tests \(1 FAIL, 3 PASS\)' -- kc
+expect kcidb-patch-build 0 '"status": "FAIL"' -- grep -A12 '"architecture": "arm64"' "$work/kcidb.json"
+expect kcidb-case-path 0 '"path": "kunit\.s\.c\.p_1"' -- cat "$work/kcidb.json"
+expect kcidb-bad-origin 1 'KCIDB origins are' -- kc Bad-Origin
+printf 'patchcheck\tPASS\tpatch0003:checkpatch\n' >> "$kr/stage-results.tsv"
+expect kcidb-patch-past-end 1 'names patch 3 of 2' -- kc
 
 # --- make deps refuses a disk without room --------------------------------------
 expect deps-disk-full 1 'GiB free on the file system' -- env DISK_MIN_GIB=1000000 bash "$TOP/ci/deps.sh"

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# make plan: the whole test matrix of both lines as a TuxSuite plan,
+# out/plan/plan.yaml, validated offline (ci/tuxplan.py validate).
+#
+# Generated from the definitions make check runs, nothing else:
+#   LINES (ci/lib.sh)              the lines;
+#   ci/stages.tsv                  every kunit-<arch>[-<variant>] stage of a
+#                                  line, either tier: one build of the tip
+#                                  with that arch's and variant's KUnit
+#                                  configuration, and (where TuxRun has a
+#                                  QEMU device for the arch) its KUnit test;
+#   PATCHCHECK_ARCHES, PATCHCHECK_KCONFIG (ci/lib.sh)
+#                                  the per-patch builds: every patch of the
+#                                  line, for x86_64 and each of those arches;
+#   kunit/<line>/*.kunitconfig, configs/<arch>.config, configs/<variant>.config
+#                                  the configuration, merged by the tree's
+#                                  own kunit.py code (ci/kunit_kconfig.py)
+#                                  and started, as kunit.py starts it, from
+#                                  an empty .config (kconfig /dev/null);
+#   BENCH_SMOKE_DEFAULT (ci/lib.sh) the test's kernel arguments.
+# Builds name commits of the work trees (build/linux, build/6.12/linux) by
+# git_sha; make tree gives the same hashes on every machine.
+#   PLAN_TOOLCHAIN=gcc-12   the TuxMake toolchain (Debian 12's gcc is 12)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+PLAN_TOOLCHAIN=${PLAN_TOOLCHAIN:-gcc-12}
+dir=$(line_dir 6.1 out)/plan
+venv=$TOP/build/venv
+rm -rf "$dir"
+mkdir -p "$dir/kconfig"
+rows=$dir/rows.tsv
+: > "$rows"
+
+# kconfig_list FILE TREE ARCH FRAGMENT...: FILE is the plan's kconfig list
+# of a build: the empty start, then kunit.py's merged options.
+kconfig_list() {
+	local file=$1 tree=$2 arch=$3
+	shift 3
+	{
+		echo /dev/null
+		"$venv/bin/python3" "$TOP/ci/kunit_kconfig.py" "$tree" "$arch" "$@"
+	} > "$file" || die "kunit.py could not merge the fragments of $arch ($*)" \
+		"$venv/bin/python3 ci/kunit_kconfig.py $tree $arch $*"
+}
+
+# lvar LINE NAME: the value ci/lib.sh gives NAME for LINE.
+lvar() { LINE=$1 bash -c '. "$0"; printf "%s" "${!1}"' "$TOP/ci/lib.sh" "$2"; }
+
+# device ARCH: TuxRun's QEMU device of an arch, or - (TuxRun has none for
+# UML; ci/tuxplan.py checks that the device exists).
+device() { case $1 in um) echo - ;; *) echo "qemu-$1" ;; esac; }
+
+for l in $LINES; do
+	# The line's settings, from ci/lib.sh as every other script gets them.
+	tree=$(lvar "$l" TREE) kunitd=$(lvar "$l" KUNITD) archs=$(lvar "$l" PATCHCHECK_ARCHES)
+	smoke=$(lvar "$l" BENCH_SMOKE_DEFAULT) lineopt=$(lvar "$l" LINEOPT)
+	# The plan names the line's commits: bring the work tree up to date.
+	LINE=$l bash "$TOP/ci/tree.sh" || die "the $l.y work tree is not up to date" "make$lineopt tree"
+	git -C "$tree" rev-parse -q --verify HEAD >/dev/null || die "no work tree $tree" "make$lineopt tree"
+	tip=$(git -C "$tree" rev-parse HEAD)
+	stage_re="^kunit-"
+	[ "$l" = 6.1 ] || stage_re="^$l:kunit-"
+	kunitcfgs=("$kunitd"/*.kunitconfig)
+
+	# The KUnit rows: one job per stage.
+	awk -F'\t' -v re="$stage_re" '!/^#/ && $1 ~ re { print $1 }' "$TOP/ci/stages.tsv" |
+	while read -r st; do
+		rest=${st#*kunit-}
+		arch=${rest%%-*}
+		variant=${rest#"$arch"}
+		variant=${variant#-}
+		frags=("${kunitcfgs[@]}")
+		[ ! -f "$TOP/configs/$arch.config" ] || frags+=("$TOP/configs/$arch.config")
+		if [ -n "$variant" ]; then
+			[ -f "$TOP/configs/$variant.config" ] || die "stage $st: no configs/$variant.config"
+			frags+=("$TOP/configs/$variant.config")
+		fi
+		k=$dir/kconfig/$l-kunit-$rest
+		kconfig_list "$k" "$tree" "$arch" "${frags[@]}"
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$l.y kunit-$rest" "$l.y-kunit-$rest" "$tip" \
+			"$arch" "$PLAN_TOOLCHAIN" "$k" "$(device "$arch")" "$smoke" >> "$rows"
+	done
+
+	# The per-patch builds: one job per arch, a build per patch.
+	for arch in x86_64 $archs; do
+		frags=("${kunitcfgs[@]}")
+		[ ! -f "$TOP/configs/$arch.config" ] || frags+=("$TOP/configs/$arch.config")
+		k=$dir/kconfig/$l-patch-$arch
+		kconfig_list "$k" "$tree" "$arch" "${frags[@]}"
+		for s in $PATCHCHECK_KCONFIG; do echo "CONFIG_$s=y" >> "$k"; done
+		n=0
+		for c in $(git -C "$tree" rev-list --reverse base..HEAD); do
+			n=$((n + 1))
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t-\t-\n' "$l.y per-patch $arch" \
+				"$l.y-patch$(printf '%04d' "$n")-$arch" "$c" "$arch" "$PLAN_TOOLCHAIN" "$k" >> "$rows"
+		done
+	done
+done
+
+"$venv/bin/python3" "$TOP/ci/tuxplan.py" write "$rows" "$dir/plan.yaml" ||
+	die "writing the plan failed" "make plan"
+"$venv/bin/python3" "$TOP/ci/tuxplan.py" validate "$dir/plan.yaml" ||
+	die "the plan does not validate" "$venv/bin/python3 ci/tuxplan.py validate ${dir#"$TOP"/}/plan.yaml"
