@@ -232,6 +232,11 @@ class Report:
             if m and not 1 <= k <= tip:
                 die(f'stage {stage}: result {name_} names patch {k} of {tip}')
             check = PATCH_RE.sub(':', name_).strip(':')
+            # A result named after its stage ("6.12:mainline:x", "abi:x").
+            for prefix in (stage + ':', base + ':'):
+                if check.startswith(prefix):
+                    check = check[len(prefix):]
+                    break
             mb = re.fullmatch(r'build-([a-z0-9_]+)', check)
             if m and mb:
                 arch = mb.group(1)

@@ -48,18 +48,28 @@ mapfile -t args < <("$venv/bin/python3" "$TOP/ci/tuxplan.py" tuxmake-args "$plan
 [ ${#args[@]} -gt 0 ] || die "the plan has no build $ROW" "make plan"
 
 # --- tuxmake ---------------------------------------------------------------------
+# tuxmake's ccache wrapper sets CCACHE_DIR=~/.ccache and zeroes its
+# statistics.  With the real HOME that would create ~/.ccache, which ccache
+# then prefers to the cache every other build uses (~/.cache/ccache), and
+# would zero the counts make check measures its hit rate by.  So tuxmake
+# gets a HOME of its own, and its own cache there, kept across clones.
+thome=${XDG_CACHE_HOME:-$HOME/.cache}/iov_iter-tuxmake
+mkdir -p "$thome"
+had_dot_ccache=$([ ! -e "$HOME/.ccache" ] || echo yes)
 export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1
 rm -rf "$bdir"
 mkdir -p "$bdir"
 start=$(date +%s)
 log "tuxmake: $ROW in ${bdir#"$TOP"/}"
-if ! "$venv/bin/tuxmake" --directory="$tree" --runtime=null --wrapper=ccache \
+if ! HOME=$thome "$venv/bin/tuxmake" --directory="$tree" --runtime=null --wrapper=ccache \
 	--build-dir="$bdir" --output-dir="$res/artifacts" "${args[@]}" > "$res/tuxmake.log" 2>&1; then
 	tail -n 30 "$res/tuxmake.log" >&2
 	result FAIL build
 	die "tuxmake failed to build $ROW (log: ${res#"$TOP"/}/tuxmake.log)" "$repro"
 fi
 tux_s=$(($(date +%s) - start))
+[ ! -e "$HOME/.ccache" ] || [ -n "$had_dot_ccache" ] ||
+	die "tuxmake created $HOME/.ccache, which every later ccache would use instead of the shared cache: remove it" "rm -rf $HOME/.ccache"
 result PASS build
 log "tuxmake built $ROW in $tux_s s"
 
