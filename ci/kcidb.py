@@ -12,7 +12,8 @@ directory, work tree and build directory.
 The KCIDB objects (schema: kcidb-io's latest):
   checkout  the line's base (the Debian source commit of make tree) plus a
             patch set: the whole series for the tip, the first k patches for
-            a per-patch result (patchNNNN in its name);
+            a per-patch result (patchNNNN in its name); valid if the line's
+            tree stage passed;
   build     a KUnit stage's kernel (architecture, KUnit configuration and
             variant, compiler from its .config); a per-patch build-<arch>
             result; otherwise the stage itself, for the checks it ran
@@ -139,6 +140,7 @@ class Report:
         self.run_id = re.sub(r'[^0-9TZ]', '', self.start)
         self.checkouts, self.builds, self.tests = {}, {}, []
         self.test_n = {}
+        self.tree_ok = {}
 
     def checkout(self, line, k):
         key = (line.name, k)
@@ -157,7 +159,7 @@ class Report:
                     for p in line.series[:k]],
                 'patchset_hash': phash,
                 'start_time': self.start,
-                'valid': True,
+                'valid': self.tree_ok.get(line.name, True),
                 'comment': f'{line.name}.y series v{line.version}: '
                            + (f'all {n} patches' if k == n else f'patches 1-{k} of {n}'),
                 'misc': {'tree_commit': line.commits[k - 1][0],
@@ -280,7 +282,11 @@ def main():
     for stage, st, name in read_tsv(os.path.join(args.run, 'stage-results.tsv'), 3):
         rows.setdefault(stage, []).append((st, name))
     for stage, seconds, status, *_ in read_tsv(os.path.join(args.run, 'summary.tsv'), 3):
-        if stage in ('deps',) or stage.endswith('tree'):
+        if stage == 'deps':
+            continue
+        if stage.endswith('tree'):
+            # make tree: whether the line's patches applied to its base.
+            report.tree_ok[stage.rpartition(':')[0] or '6.1'] = status == 'pass'
             continue
         report.add_stage(stage, seconds, status, rows.get(stage, []))
     data = report.data()
