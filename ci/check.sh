@@ -212,7 +212,7 @@ for st in $STAGES; do
 	b4) run_stage "$st" - env LINE="$l" MBOX_CHECK=1 bash "$TOP/ci/mbox.sh" || true ;;
 	docs) run_stage "$st" "$lo/docs/results.tsv" env LINE="$l" bash "$TOP/ci/docs.sh" || true ;;
 	plan) run_stage "$st" - env LINE="$l" bash "$TOP/ci/plan.sh" || true ;;
-	tuxmake) run_stage "$st" "$lo/tuxmake/6.1.y-kunit-x86_64/results.tsv" env LINE="$l" bash "$TOP/ci/tuxmake.sh" || true ;;
+	tuxmake) run_stage "$st" "$lo/tuxmake/6.1.y-kunit-x86_64/results.tsv" env LINE="$l" TUXMAKE_ROW=6.1.y-kunit-x86_64 bash "$TOP/ci/tuxmake.sh" || true ;;
 	kcidb) run_stage "$st" - env LINE="$l" KCIDB_RUN="$dir" bash "$TOP/ci/kcidb.sh" || true ;;
 	mutants) run_stage "$st" "$lo/mutants/results.tsv" env LINE="$l" bash "$TOP/ci/mutants.sh" || true ;;
 	tail-kunit) run_stage "$st" "$lo/tail-kunit/results.tsv" env LINE="$l" bash "$TOP/ci/tail-kunit.sh" || true ;;

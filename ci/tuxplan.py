@@ -56,9 +56,14 @@ def read_rows(path):
 
 def write(rows_path, plan_path):
     jobs = {}
+    # One list per configuration, shared by its builds: YAML writes it once
+    # (an anchor) and refers to it from the others.
+    kconfigs = {}
     for job, name, sha, arch, toolchain, kfile, device, boot_args in read_rows(rows_path):
-        with open(kfile, encoding='utf-8') as f:
-            kconfig = [line for line in f.read().splitlines() if line]
+        if kfile not in kconfigs:
+            with open(kfile, encoding='utf-8') as f:
+                kconfigs[kfile] = [line for line in f.read().splitlines() if line]
+        kconfig = kconfigs[kfile]
         build = {'build_name': name, 'git_sha': sha, 'target_arch': arch,
                  'toolchain': toolchain, 'kconfig': kconfig,
                  'targets': ['config', 'kernel']}
