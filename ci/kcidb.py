@@ -98,8 +98,7 @@ class Line:
             self.series = [s.split('#')[0].strip() for s in f]
         self.series = [s for s in self.series if s]
         try:
-            with open(os.path.join(patches, 'VERSION'), encoding='utf-8') as f:
-                self.version = f.read().strip()
+            self.version = read_env_colon(os.path.join(patches, 'VERSION')).get('version', '1')
         except FileNotFoundError:
             self.version = '1'
         git = ['git', '-C', tree, 'log', '--reverse', '--format=%H %s', 'base..HEAD']

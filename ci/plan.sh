@@ -24,8 +24,11 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+#   PLAN_DIR=<dir>          write there instead of out/plan (the self-tests)
+#   STAGE_LIST=<file>       read the stages from there (the self-tests)
 PLAN_TOOLCHAIN=${PLAN_TOOLCHAIN:-gcc-12}
-dir=$(line_dir 6.1 out)/plan
+STAGE_LIST=${STAGE_LIST:-$TOP/ci/stages.tsv}
+dir=${PLAN_DIR:-$(line_dir 6.1 out)/plan}
 venv=$TOP/build/venv
 rm -rf "$dir"
 mkdir -p "$dir/kconfig"
@@ -64,7 +67,7 @@ for l in $LINES; do
 	kunitcfgs=("$kunitd"/*.kunitconfig)
 
 	# The KUnit rows: one job per stage.
-	awk -F'\t' -v re="$stage_re" '!/^#/ && $1 ~ re { print $1 }' "$TOP/ci/stages.tsv" |
+	awk -F'\t' -v re="$stage_re" '!/^#/ && $1 ~ re { print $1 }' "$STAGE_LIST" |
 	while read -r st; do
 		rest=${st#*kunit-}
 		arch=${rest%%-*}

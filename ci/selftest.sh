@@ -9,7 +9,8 @@
 #     primitive fail the audit unless the allow file names them;
 #   - the mainline check (6.12.y): a conflict ci/mainline-expected does not
 #     list, and a listed one that does not happen, each fail it;
-#   - make plan's validator refuses a plan with an unknown device or arch,
+#   - make plan follows ci/stages.tsv (one more KUnit stage, one more job),
+#     and its validator refuses a plan with an unknown device or arch,
 #     a bad kconfig item or a job TuxSuite's schema rejects;
 #   - make kcidb writes valid KCIDB for a tiny run (a per-patch build
 #     failure is a failed build of that patch's checkout), and refuses a bad
@@ -196,6 +197,13 @@ sed '0,/^  build:$/s//  bulid:/' "$work/plan/ok.yaml" > "$work/plan/schema.yaml"
 expect plan-schema 1 'tuxsuite rejects the plan: extra keys not allowed' -- pv "$work/plan/schema.yaml"
 sed '0,/target_arch: um/s//target_arch: um64/' "$work/plan/ok.yaml" > "$work/plan/arch.yaml"
 expect plan-unknown-arch 1 'Unsupported architecture: um64' -- pv "$work/plan/arch.yaml"
+# The plan follows ci/stages.tsv: one more KUnit stage is one more job.
+if [ -d "$(line_dir 6.12 build)/linux/.git" ]; then
+	{ cat "$TOP/ci/stages.tsv"; printf 'kunit-arm64-kasan\tfull\t1\t1\n'; } > "$work/plan/stages.tsv"
+	expect plan-follows-stages 0 'plan.yaml: 18 jobs, 148 builds' -- \
+		env PLAN_DIR="$work/plan/gen" STAGE_LIST="$work/plan/stages.tsv" bash "$TOP/ci/plan.sh"
+	expect plan-new-row 0 'CONFIG_KASAN=y' -- grep -A40 'name: 6.1.y kunit-arm64-kasan' "$work/plan/gen/plan.yaml"
+fi
 
 # --- make kcidb: a run's results as valid KCIDB, and what it refuses ----------------
 kr=$work/kcidb-run
@@ -205,8 +213,10 @@ printf 'kunit-x86_64\t9\tpass\t12\t100\npatchcheck\t20\tpass\t30\t100\nabi\t5\tF
 printf 'kunit-x86_64\tPASS\tx86_64:s.c.p 1\nkunit-x86_64\tPASS\tx86_64:splat-scan\npatchcheck\tPASS\tpatch0001:checkpatch\npatchcheck\tFAIL\tpatch0002:build-arm64\nabi\tFAIL\tabi:patch0002\n' > "$kr/stage-results.tsv"
 kc() { "$vpy" "$TOP/ci/kcidb.py" --run "$kr" --origin "${1:-selftest}" --out "$work/kcidb.json" \
 	--top "$work" --patch-url "file://$work/" --line 6.1 "$work/patches.1" "$work/linux-git" "$work/nobuild"; }
+printf '# The version.\nversion: 3\n' > "$work/patches.1/VERSION"
 expect kcidb-valid 0 'valid \(kcidb-io .*: 2 checkouts, 4 builds, 4 tests \(1 FAIL, 3 PASS\)' -- kc
 expect kcidb-patch-build 0 '"status": "FAIL"' -- grep -A12 '"architecture": "arm64"' "$work/kcidb.json"
+expect kcidb-series-version 0 '"comment": "6.1.y series v3: all 2 patches"' -- cat "$work/kcidb.json"
 expect kcidb-case-path 0 '"path": "kunit\.s\.c\.p_1"' -- cat "$work/kcidb.json"
 expect kcidb-bad-origin 1 'KCIDB origins are' -- kc Bad-Origin
 printf 'patchcheck\tPASS\tpatch0003:checkpatch\n' >> "$kr/stage-results.tsv"
