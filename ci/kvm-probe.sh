@@ -2,7 +2,9 @@
 # kvm-probe.sh QEMU-BINARY KERNEL: exit 0 if a KVM boot of KERNEL reaches
 # KUnit's KTAP header.  /dev/kvm existing is not enough: on nested setups
 # the guest hangs or dies with an emulation failure.  The answer is cached
-# per host kernel and QEMU version in build/kvm-probe.
+# per host kernel and QEMU version in build/kvm-probe.  grep reads the whole
+# console (no -q): exiting at the match would kill QEMU with SIGPIPE, and
+# under pipefail a good boot would read as a failed one.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -18,7 +20,7 @@ answer=no
 if timeout 30 "$qemu" -accel kvm -nodefaults -nographic -no-reboot -m 512 \
 	-serial stdio -kernel "$kernel" \
 	-append 'console=ttyS0 kunit.filter_glob=kvm_probe_none kunit_shutdown=reboot' \
-	</dev/null 2>/dev/null | grep -q -m1 -a 'KTAP version\|TAP version'; then
+	</dev/null 2>/dev/null | grep -a 'KTAP version\|TAP version' >/dev/null; then
 	answer=yes
 fi
 mkdir -p "${cache%/*}"

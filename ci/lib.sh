@@ -175,9 +175,11 @@ driverscfg() {
 }
 
 # full_only_kunit SUBJECT: true if the patch's per-patch KUnit run is in
-# make check-full only (ci/abi-tail, ci/kunit-full-only).
+# make check-full only (ci/abi-tail, ci/kunit-full-only).  grep reads all
+# its input: with -q it would exit at the first match, the writer would die
+# of SIGPIPE, and under pipefail a match would read as no match.
 full_only_kunit() {
-	{ cut -f1 "$TOP/ci/abi-tail"; sed -e '/^#/d' "$TOP/ci/kunit-full-only"; } | grep -qxF -- "$1"
+	{ cut -f1 "$TOP/ci/abi-tail"; sed -e '/^#/d' "$TOP/ci/kunit-full-only"; } | grep -xF -- "$1" >/dev/null
 }
 
 # bench_base_rev: the base kernel of make bench, the first commit of the

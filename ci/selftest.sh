@@ -15,6 +15,7 @@
 #   - make kcidb writes valid KCIDB for a tiny run (a per-patch build
 #     failure is a failed build of that patch's checkout), and refuses a bad
 #     origin and a result naming a patch the series does not have;
+#   - full_only_kunit names the ABI tail under pipefail (grep -q lost it);
 #   - make deps stops on a disk without room;
 #   - shellcheck on every script.
 # Writes PASS/FAIL lines to out/selftest/results.tsv.
@@ -221,6 +222,15 @@ expect kcidb-case-path 0 '"path": "kunit\.s\.c\.p_1"' -- cat "$work/kcidb.json"
 expect kcidb-bad-origin 1 'KCIDB origins are' -- kc Bad-Origin
 printf 'patchcheck\tPASS\tpatch0003:checkpatch\n' >> "$kr/stage-results.tsv"
 expect kcidb-patch-past-end 1 'names patch 3 of 2' -- kc
+
+# --- which per-patch suites are full-tier only, under pipefail ------------------
+# The first subject of ci/abi-tail: grep -q used to stop reading there, the
+# writer died of SIGPIPE, and pipefail turned the match into "no".
+first_tail=$(grep -v '^#' "$TOP/ci/abi-tail" | head -n1 | cut -f1)
+# shellcheck disable=SC2016 # $1 and $2 are the inner shell's arguments
+expect full-only-kunit-tail 0 '' -- bash -c 'set -euo pipefail; . "$1/ci/lib.sh"; full_only_kunit "$2"' _ "$TOP" "$first_tail"
+# shellcheck disable=SC2016
+expect full-only-kunit-other 1 '' -- bash -c 'set -euo pipefail; . "$1/ci/lib.sh"; full_only_kunit "no such subject"' _ "$TOP"
 
 # --- make deps refuses a disk without room --------------------------------------
 expect deps-disk-full 1 'GiB free on the file system' -- env DISK_MIN_GIB=1000000 bash "$TOP/ci/deps.sh"
