@@ -78,8 +78,8 @@ log "tuxmake built $ROW in $tux_s s"
 RUN_NAME=tuxmake-ref-$name LINE=$line ARCH=$arch VARIANT=$variant REV='' KUNIT_CONFIG_ONLY=1 \
 	bash "$TOP/ci/kunit.sh" > "$res/kunit-config.log" 2>&1 ||
 	{ cat "$res/kunit-config.log" >&2; die "kunit.py config of $name failed" "make$lineopt kunit ARCH=$arch${variant:+ VARIANT=$variant}"; }
-# The compiler's name differs (tuxmake calls gcc by its triplet-and-version
-# name, x86_64-linux-gnu-gcc-12): compare its version string without it.
+# The compiler's name differs (tuxmake calls the same gcc by its target
+# triplet, x86_64-linux-gnu-gcc): compare its version string without it.
 norm() { sed -E 's/^(CONFIG_CC_VERSION_TEXT=")[^ ]+ /\1<gcc> /' "$1" | grep -v '^#' | grep . | sort; }
 if diff <(norm "$lo/kunit/tuxmake-ref-$name/config") <(norm "$bdir/.config") > "$res/config.diff"; then
 	result PASS config
