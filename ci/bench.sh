@@ -89,7 +89,7 @@ for mode in "${modes[@]}"; do
 	arch=x86_64
 	mib=${BENCH_ICOUNT_MIB:-16} samples=${BENCH_ICOUNT_SAMPLES:-4}
 	[ "$SMOKE" != 1 ] || { mib=1; samples=2; }
-	extra=(KUNIT_ACCEL=tcg "KUNIT_QEMU_ARGS=-icount shift=0,sleep=off")
+	extra=(KUNIT_ACCEL=tcg KUNIT_SMAP=0 "KUNIT_QEMU_ARGS=-icount shift=0,sleep=off")
 	MIB[$mode]=$mib SAMPLES[$mode]=$samples
 	for ((i = 1; i <= BOOTS; i++)); do
 		for k in base series; do

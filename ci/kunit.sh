@@ -20,6 +20,7 @@
 #                         runs, before a suite or a case exists)
 #   KUNIT_ACCEL=tcg       never KVM (-icount needs TCG)
 #   KUNIT_KERNEL_ARGS, KUNIT_QEMU_ARGS, KUNIT_TIMEOUT
+#   KUNIT_SMAP=0          x86_64 under TCG: QEMU's default CPU, not -cpu max
 #   RUN_NAME              output directory name under out/kunit/
 #   BENCH_SMOKE_ARGS      kernel arguments given before KUNIT_KERNEL_ARGS
 #                         (default: BENCH_SMOKE_DEFAULT, the benchmarks at
@@ -135,6 +136,14 @@ if [ "$ARCH" != um ]; then
 		accel=kvm
 		xargs_+=(--qemu_args="-accel kvm")
 	fi
+fi
+# x86_64 tests run on QEMU's "max" CPU, which has SMAP: a kernel read of a
+# user address through a plain pointer then oopses, as on the hardware
+# users run, instead of reading user memory unnoticed (net_test_caif_ubuf).
+# KUNIT_SMAP=0 keeps QEMU's default CPU (make bench: its instruction counts
+# stay comparable with earlier runs).
+if [ "$ARCH" = x86_64 ] && [ "$accel" = tcg ] && [ "${KUNIT_SMAP:-1}" = 1 ]; then
+	xargs_+=(--qemu_args="-cpu max")
 fi
 xargs_+=(${KUNIT_QEMU_ARGS:+--qemu_args="$KUNIT_QEMU_ARGS"})
 # Later arguments win: KUNIT_KERNEL_ARGS overrides the smoke sizes.
