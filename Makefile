@@ -4,7 +4,7 @@
 ARCH ?= x86_64
 export LINE TUXMAKE_ROW KCIDB_RUN KCIDB_ORIGIN KCIDB_PATCH_URL KCIDB_GIT_REPO NATIVE_SMOKE NATIVE_ARGS ARCH VARIANT REV KERNEL_SRC FORCE PATCHCHECK_KUNIT PATCHCHECK_FROM MBOX_CHECK COVER_CHECK NOTES_CHECK STAGES TIER
 
-.PHONY: help deps tree export lint kunit selftest mutants patchcheck sizes abi divergence mainline-check codegen native mbox range-diff post notes docs plan tuxmake kcidb check check-full bench
+.PHONY: help deps tree export lint kunit selftest mutants patchcheck sizes abi uaudit divergence mainline-check codegen native mbox range-diff post notes docs plan tuxmake kcidb check check-full bench
 
 help:
 	@echo 'Every target takes LINE=6.12 for the 6.12.y series (patches/6.12.y/, build/6.12/, out/6.12/); the default is LINE=6.1.'
@@ -24,6 +24,7 @@ help:
 	@echo 'make patchcheck  per patch: checkpatch, W=1 + sparse and kernel-doc deltas, um/i386/arm64 builds [PATCHCHECK_KUNIT=1]'
 	@echo 'make sizes    bloat-o-meter per patch into the cover letter   [COVER_CHECK=1: only check it]'
 	@echo 'make abi      module ABI (abidiff, arm64) per patch; the prefix must keep it   [COVER_CHECK=1]'
+	@echo 'make uaudit   Coccinelle: every read that could mistake ITER_UBUF for an array type, at the base and every patch, against ci/uaudit-explained'
 	@echo 'make mainline-check LINE=6.12  the 6.12.y series on the newest mainline files (../shared/mainline): every conflict, against ci/mainline-expected'
 	@echo 'make divergence  lines by which include/linux/iov_iter.h differs from mainline'"'"'s (FOLIOQ removed)'
 	@echo 'make mbox     out/mbox/iov_iter-6.1.y-vN.mbx   [MBOX_CHECK=1: b4 am round trip]'
@@ -64,6 +65,9 @@ sizes: deps
 
 abi: deps
 	@bash ci/abi.sh
+
+uaudit: deps
+	@bash ci/uaudit.sh
 
 mainline-check:
 	@bash ci/mainline-check.sh

@@ -205,6 +205,7 @@ for st in $STAGES; do
 	checkpatch) run_stage "$st" "$lo/patchcheck/results.tsv" env LINE="$l" PATCHCHECK_BUILD=0 bash "$TOP/ci/patchcheck.sh" || true ;;
 	sizes) run_stage "$st" - env LINE="$l" COVER_CHECK=1 bash "$TOP/ci/sizes.sh" || true ;;
 	abi) run_stage "$st" "$lo/abi/results.tsv" env LINE="$l" COVER_CHECK=1 bash "$TOP/ci/abi.sh" || true ;;
+	uaudit) run_stage "$st" "$lo/uaudit/results.tsv" env LINE="$l" bash "$TOP/ci/uaudit.sh" || true ;;
 	divergence) run_stage "$st" - env LINE="$l" bash "$TOP/ci/divergence.sh" || true ;;
 	mainline) run_stage "$st" "$lo/mainline/results.tsv" env LINE="$l" bash "$TOP/ci/mainline-check.sh" || true ;;
 	codegen) run_stage "$st" - env LINE="$l" COVER_CHECK=1 bash "$TOP/ci/codegen.sh" || true ;;

@@ -27,6 +27,7 @@ PKGS=(
 	"gcc-s390x-linux-gnu:s390x-linux-gnu-gcc"
 	"abigail-tools:abidiff"
 	"sparse:sparse"
+	"coccinelle:spatch"
 	"ccache:ccache"
 	"shellcheck:shellcheck"
 	"gcc:gcc"

@@ -1,0 +1,220 @@
+#!/usr/bin/env bash
+# make uaudit: prove, with Coccinelle, that no code reads an ITER_UBUF
+# iterator as if it were array-backed, at the base and at every patch.
+#
+# ci/uaudit.cocci finds every read of ->iov, ->kvec, ->bvec or ->nr_segs of
+# a struct iov_iter that no type test comes before, every iov_iter_iovec()
+# call, every import_single_range()/import_iovec() caller and every
+# dup_iter() user.  git grep preselects the files that can hold one (their
+# text names one of those fields or functions), at the base and in every
+# blob the series changes; spatch then reads each distinct file once, with
+# types from the tip's headers (--recursive-includes).  ci/uaudit.py
+# matches every hit at every commit against ci/uaudit-explained (why each
+# is safe, or the patch before which it must be gone) and fails on an
+# unexplained hit, on a hit left at or after the patch that makes it
+# reachable, and on an explanation that no longer matches anything.
+# Last, the self-test puts caif's old msg_iter.iov check back on top of the
+# tip and requires the audit to fail on it.
+#
+#   UAUDIT_TIP=<commit>   audit base..<commit> instead of base..HEAD
+#   UAUDIT_SELFTEST=0     skip the self-test
+#   UAUDIT_WRITE=1        write the table into Documentation/porting.md
+#   NOCACHE=1             scan every file again (the cache of per-file hits
+#                         is ~/.cache/iov_iter-series/uaudit, UAUDIT_CACHE)
+# Output: out/uaudit/: hits.tsv (every hit of every blob), audit.txt,
+# table.md (the table of Documentation/porting.md), results.tsv.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+EXPLAINED=${UAUDIT_EXPLAINED:-$TOP/ci/uaudit-explained$LSUF}
+COCCI=$TOP/ci/uaudit.cocci
+res=$OUT/uaudit
+repro="make$LINEOPT uaudit"
+# The files spatch reads: any that names a field or function the rules look at.
+RE='(->|\.)[[:space:]]*(iov|kvec|bvec|nr_segs)\b|iov_iter_iovec|import_single_range|import_iovec|dup_iter'
+
+rm -rf "$res"
+mkdir -p "$res"
+command -v spatch >/dev/null || die "spatch (Debian's coccinelle) is not installed" "make deps"
+[ -f "$EXPLAINED" ] || die "missing $EXPLAINED"
+[ -d "$TREE/.git" ] || die "$TREE does not exist" "make$LINEOPT tree"
+tip=$(tgit rev-parse -q --verify "${UAUDIT_TIP:-HEAD}^{commit}") || die "UAUDIT_TIP=$UAUDIT_TIP is not a commit of $TREE"
+
+# Each blob's hits, kept across runs and clones beside ccache: they depend
+# only on the blob's text, the rules and this script, spatch and the headers
+# the types come from, which make the key.  NOCACHE=1 reads nothing from it.
+key=$({ spatch --version | head -n1; cat "$COCCI" "$0"; tgit rev-parse "$tip:include"; } | sha256sum | cut -c1-16)
+if [ "${NOCACHE:-0}" = 1 ]; then
+	cache=$res/cache
+else
+	cache=${UAUDIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/iov_iter-series/uaudit}/$key
+fi
+mkdir -p "$cache"
+
+# files.tsv: commit, path, blob of every preselected file at every commit.
+list_files() {
+	local tipc=$1 out=$2 prev c st blob path
+	: > "$out"
+	declare -A have=()
+	while read -r path; do
+		have[$path]=$(tgit rev-parse "base:$path")
+	done < <(tgit grep -l -E "$RE" base -- '*.c' '*.h' | sed 's/^base://')
+	for path in "${!have[@]}"; do printf 'base\t%s\t%s\n' "$path" "${have[$path]}"; done >> "$out"
+	prev=base
+	for c in $(tgit rev-list --reverse "base..$tipc"); do
+		while read -r st blob path; do
+			case $path in *.c|*.h) ;; *) continue ;; esac
+			# grep reads all its input: with -q, cat-file could die of
+			# SIGPIPE and, under pipefail, a match would read as none.
+			if [ "$st" = D ] || ! tgit cat-file -p "$blob" | grep -E "$RE" >/dev/null; then
+				unset "have[$path]"
+			else
+				have[$path]=$blob
+			fi
+		done < <(tgit diff-tree -r --no-commit-id "$prev" "$c" | awk '{ print $5, $4, $6 }')
+		for path in "${!have[@]}"; do printf '%s\t%s\t%s\n' "$c" "$path" "${have[$path]}"; done >> "$out"
+		prev=$c
+	done
+}
+
+# scan FILES.TSV: spatch over every blob not in the cache yet.
+scan() {
+	local files=$1 src=$res/src blob path d n=0 incs=()
+	rm -rf "$src"
+	while IFS=$'\t' read -r blob path; do
+		[ -f "$cache/$blob" ] && continue
+		# The file's own directory of the tip comes with it, headers only,
+		# so that its local includes find their own headers: a search path
+		# of every directory would find another directory's internal.h,
+		# and spatch would then misparse and skip functions.
+		mkdir -p "$src/$blob/$(dirname "$path")"
+		find "$TREE/$(dirname "$path")" -maxdepth 1 -name '*.h' -exec cp -t "$src/$blob/$(dirname "$path")" {} +
+		tgit cat-file -p "$blob" > "$src/$blob/$path"
+		n=$((n + 1))
+	done < <(cut -f2,3 "$files" | awk -F'\t' '!seen[$2]++ { print $2 "\t" $1 }')
+	log "spatch: $n file(s) to read ($(cut -f3 "$files" | sort -u | wc -l) distinct, the rest cached)"
+	[ "$n" -gt 0 ] || return 0
+	# Types come from the tip's headers.
+	for d in include include/uapi arch/x86/include arch/x86/include/uapi; do incs+=(-I "$TREE/$d"); done
+	# The blobs themselves, not the headers that came with them.
+	cut -f2,3 "$files" | awk -F'\t' '!seen[$2]++ { print "./" $2 "/" $1 }' |
+		while read -r f; do if [ -f "$src/$f" ]; then echo "$f"; fi; done > "$res/spatch.files"
+	# One spatch per file, one per core at a time.  A spatch given many
+	# files misparses some of them and skips whole functions without a
+	# word (fs/read_write.c's do_loop_readv_writev(), after other files had
+	# been read), so each file gets a process of its own.
+	if ! (cd "$src" && xargs -P "$(nproc)" -n 1 spatch --very-quiet --sp-file "$COCCI" \
+		--include-headers-for-types --recursive-includes "${incs[@]}" < "$res/spatch.files") \
+		> "$res/spatch.out" 2> "$res/spatch.err"; then
+		tail -n 20 "$res/spatch.err" >&2
+		die "spatch failed (log: ${res#"$TOP"/}/spatch.err)" "$repro"
+	fi
+	# Record every scanned blob, with or without hits.
+	for d in "$src"/*/; do
+		blob=$(basename "$d")
+		awk -F'\t' -v b="./$blob/" 'index($2, b) == 1 { sub(b, "", $2); print }' OFS='\t' "$res/spatch.out" \
+			> "$cache/$blob.new"
+		mv "$cache/$blob.new" "$cache/$blob"
+	done
+	rm -rf "$src"
+}
+
+# hits FILES.TSV OUT: every hit of every blob, with its blob.
+hits() {
+	local blob
+	for blob in $(cut -f3 "$1" | sort -u); do
+		awk -F'\t' -v b="$blob" '{ print b "\t" $0 }' OFS='\t' "$cache/$blob"
+	done > "$2"
+}
+
+# audit TIP NAME: list, scan, match; results in $res/NAME.*.
+audit() {
+	local tipc=$1 name=$2
+	list_files "$tipc" "$res/$name.files.tsv"
+	scan "$res/$name.files.tsv"
+	hits "$res/$name.files.tsv" "$res/$name.hits.tsv"
+	tgit log --reverse --format='%H%x09%s' "base..$tipc" > "$res/$name.commits.tsv"
+	python3 "$TOP/ci/uaudit.py" --files="$res/$name.files.tsv" --hits="$res/$name.hits.tsv" \
+		--commits="$res/$name.commits.tsv" --explained="$EXPLAINED" \
+		--table="$res/$name.table.md" --results="$res/$name.results.tsv" > "$res/$name.txt"
+}
+
+rc=0
+audit "$tip" audit || rc=$?
+cat "$res/audit.txt"
+cp "$res/audit.results.tsv" "$res/results.tsv"
+cp "$res/audit.table.md" "$res/table.md"
+cp "$res/audit.hits.tsv" "$res/hits.tsv"
+
+# --- The table of Documentation/porting.md: current, or written ----------------
+doc=$TOP/Documentation/porting.md
+begin='<!-- uaudit table (generated by UAUDIT_WRITE=1 make uaudit; do not edit) -->'
+end='<!-- end of uaudit table -->'
+if [ "$LINE" = 6.1 ] && [ -z "${UAUDIT_TIP:-}" ]; then
+	python3 - "$doc" "$res/table.md" "$begin" "$end" "${UAUDIT_WRITE:-0}" <<'PY' || rc=1
+import sys
+doc, table, begin, end, write = sys.argv[1:]
+text = open(doc, encoding='utf-8').read()
+if text.count(begin) != 1 or text.count(end) != 1:
+    sys.exit(f'{doc}: no uaudit table markers')
+head, rest = text.split(begin + '\n', 1)
+_, tail = rest.split(end, 1)
+new = head + begin + '\n' + open(table, encoding='utf-8').read() + end + tail
+if new == text:
+    sys.exit(0)
+if write == '1':
+    open(doc, 'w', encoding='utf-8').write(new)
+    print(f'uaudit: wrote the table into {doc}')
+    sys.exit(0)
+sys.exit(f'{doc}: the uaudit table is stale: UAUDIT_WRITE=1 make uaudit')
+PY
+	if [ "$rc" = 0 ]; then
+		printf 'PASS\tuaudit:porting.md table current\n' >> "$res/results.tsv"
+	else
+		printf 'FAIL\tuaudit:porting.md table current\n' >> "$res/results.tsv"
+	fi
+fi
+
+# --- Self-test: caif's check, put back at the tip, must fail the audit ------
+if [ "${UAUDIT_SELFTEST:-1}" = 1 ]; then
+	f=net/caif/caif_socket.c
+	idx=$res/selftest.index
+	tgit show "$tip:$f" > "$res/caif.c"
+	python3 - "$res/caif.c" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+old = "\tnoblock = msg->msg_flags & MSG_DONTWAIT;\n"
+new = ("\tret = -EINVAL;\n"
+       "\tif (unlikely(msg->msg_iter.nr_segs == 0) ||\n"
+       "\t    unlikely(msg->msg_iter.iov->iov_base == NULL))\n"
+       "\t\tgoto err;\n") + old
+if s.count(old) != 1:
+    sys.exit("uaudit self-test: caif_seqpkt_sendmsg() has changed; update ci/uaudit.sh")
+open(p, "w").write(s.replace(old, new))
+PY
+	blob=$(tgit hash-object -w "$res/caif.c")
+	GIT_INDEX_FILE=$idx tgit read-tree "$tip"
+	GIT_INDEX_FILE=$idx tgit update-index --cacheinfo "100644,$blob,$f"
+	tree=$(GIT_INDEX_FILE=$idx tgit write-tree)
+	rm -f "$idx"
+	c=$(printf 'uaudit self-test: caif reads msg_iter.iov again\n' |
+		GIT_AUTHOR_NAME=$BASE_NAME GIT_AUTHOR_EMAIL=$BASE_EMAIL GIT_AUTHOR_DATE=$BASE_DATE \
+		GIT_COMMITTER_NAME=$BASE_NAME GIT_COMMITTER_EMAIL=$BASE_EMAIL GIT_COMMITTER_DATE=$BASE_DATE \
+		tgit commit-tree "$tree" -p "$tip")
+	if audit "$c" selftest; then
+		printf 'FAIL\tuaudit:self-test: caif'"'"'s msg_iter.iov check put back at the tip was not found\n' >> "$res/results.tsv"
+		log "self-test FAILED: the reintroduced caif check passed the audit (${res#"$TOP"/}/selftest.txt)"
+		rc=1
+	elif grep -q 'caif_seqpkt_sendmsg' "$res/selftest.txt"; then
+		printf 'PASS\tuaudit:self-test: caif'"'"'s msg_iter.iov check put back at the tip is found\n' >> "$res/results.tsv"
+	else
+		printf 'FAIL\tuaudit:self-test: the audit failed, but not on caif_seqpkt_sendmsg()\n' >> "$res/results.tsv"
+		rc=1
+	fi
+fi
+
+if [ "$rc" != 0 ]; then
+	die "unexplained or reachable iov_iter reads (${res#"$TOP"/}/audit.txt)" "$repro"
+fi
+log "every hit at every commit is explained (table: ${res#"$TOP"/}/table.md)"
