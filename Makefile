@@ -9,8 +9,8 @@ export LINE TUXMAKE_ROW KCIDB_RUN KCIDB_ORIGIN KCIDB_PATCH_URL KCIDB_GIT_REPO NA
 help:
 	@echo 'Every target takes LINE=6.12 for the 6.12.y series (patches/6.12.y/, build/6.12/, out/6.12/); the default is LINE=6.1.'
 	@echo 'make check without LINE runs both lines; make check LINE=6.12 only that one.'
-	@echo 'make check    what CI runs: lint, self-tests, per-patch checks (um/i386/arm64 builds), module ABI, KUnit on x86_64 (with the benchmarks at smoke size); 6.12.y: checkpatch per patch, the mainline check, b4, KUnit on x86_64; the TuxSuite plan and the KCIDB file, validated'
-	@echo 'make check-full  every stage: make check plus the full tier of ci/stages.tsv (arm64, KASAN, um, mutants, i386, s390, bench-smoke; 6.12.y: per-patch builds and suites, i386, arm64, mutants; the tuxmake row); quotes itself in the cover letter'
+	@echo 'make check    what CI runs: lint, self-tests, per-patch checks (um/i386/arm64 builds), module ABI, the Coccinelle ITER_UBUF audit, KUnit on x86_64 (with the benchmarks at smoke size); 6.12.y: the mainline check, b4, KUnit on x86_64; the TuxSuite plan and the KCIDB file, validated'
+	@echo 'make check-full  every stage: make check plus the full tier of ci/stages.tsv (arm64, KASAN, um, mutants, i386, s390, bench-smoke, native-smoke, codegen; 6.12.y: per-patch checkpatch, builds and suites, i386, arm64, mutants; the tuxmake row); quotes itself in the cover letter'
 	@echo 'make bench    benchmark base vs series: the native harness (cycles, CIs) and icount (instructions, overheads)'
 	@echo 'make native   the native A/B harness alone (bench/native/)   [NATIVE_SMOKE=1] [NATIVE_ARGS=...]'
 	@echo 'make codegen  codegen audit of the changed objects, base vs tip, into the cover letter   [COVER_CHECK=1]'
