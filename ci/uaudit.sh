@@ -122,7 +122,7 @@ scan() {
 # hits FILES.TSV OUT: every hit of every blob, with its blob.
 hits() {
 	local blob
-	for blob in $(cut -f3 "$1" | sort -u); do
+	cut -f3 "$1" | sort -u | while read -r blob; do
 		awk -F'\t' -v b="$blob" '{ print b "\t" $0 }' OFS='\t' "$cache/$blob"
 	done > "$2"
 }
