@@ -1,4 +1,4 @@
-# User-facing targets of the iov_iter series, 6.1.y and 6.12.y (LINE=6.12).  The work is done by the
+# User-facing targets of the iov_iter series, one series per line (LINE=6.1, LINE=6.12).  The work is done by the
 # scripts in ci/; each target is one of them.  See README.md.
 
 ARCH ?= x86_64
@@ -7,30 +7,31 @@ export LINE TUXMAKE_ROW KCIDB_RUN KCIDB_ORIGIN KCIDB_PATCH_URL KCIDB_GIT_REPO NA
 .PHONY: help deps tree export lint kunit selftest mutants patchcheck sizes abi uaudit divergence mainline-check codegen native mbox range-diff post notes docs plan tuxmake kcidb check check-full bench
 
 help:
-	@echo 'Every target takes LINE=6.12 for the 6.12.y series (patches/6.12.y/, build/6.12/, out/6.12/); the default is LINE=6.1.'
-	@echo 'make check without LINE runs both lines; make check LINE=6.12 only that one.'
+	@echo 'Every target takes LINE=<line> (the lines: the directories ci/*/ with a line.conf, named without .y: 6.1, 6.12); the default is LINE=6.1.'
+	@echo 'A line lives in patches/<line>.y/, kunit/<line>.y/, ci/<line>.y/, build/<line>.y/, out/<line>.y/ (README.md, Layout).'
+	@echo 'make check without LINE runs every line and the project-wide stages; make check LINE=6.12 only that line.'
 	@echo 'make check    what CI runs: lint, self-tests, per-patch checks (um/i386/arm64 builds), module ABI, the Coccinelle ITER_UBUF audit, KUnit on x86_64 (with the benchmarks at smoke size); 6.12.y: the mainline check, b4, KUnit on x86_64; the TuxSuite plan and the KCIDB file, validated'
 	@echo 'make check-full  every stage: make check plus the full tier of ci/stages.tsv (arm64, KASAN, um, mutants, i386, s390, bench-smoke, native-smoke, codegen; 6.12.y: per-patch checkpatch, builds and suites, i386, arm64, mutants; the tuxmake row); quotes itself in the cover letter'
 	@echo 'make bench    benchmark base vs series: the native harness (cycles, CIs) and icount (instructions, overheads)'
 	@echo 'make native   the native A/B harness alone (bench/native/)   [NATIVE_SMOKE=1] [NATIVE_ARGS=...]'
 	@echo 'make codegen  codegen audit of the changed objects, base vs tip, into the cover letter   [COVER_CHECK=1]'
 	@echo 'make deps     install what is missing (Debian 12, as root)'
-	@echo 'make tree     build/linux = base + patches/series   [KERNEL_SRC=dir] [FORCE=1]'
-	@echo 'make export   regenerate patches/ from build/linux'
-	@echo 'make lint     patches/ consistency (series <-> files <-> build/linux)'
+	@echo 'make tree     build/<line>/linux = base + patches/<line>/series   [KERNEL_SRC=dir] [FORCE=1]'
+	@echo 'make export   regenerate patches/<line>/ from build/<line>/linux'
+	@echo 'make lint     patches/<line>/ consistency (series <-> files <-> build/<line>/linux)'
 	@echo 'make kunit    one KUnit run   ARCH=x86_64|um|i386|arm64|s390 [VARIANT=name] [REV=commit]'
 	@echo 'make selftest self-tests of the ci/ glue'
-	@echo 'make mutants  prove the KUnit suite catches deliberate bugs (ci/mutations)'
+	@echo 'make mutants  prove the KUnit suite catches deliberate bugs (ci/<line>/mutations)'
 	@echo 'make patchcheck  per patch: checkpatch, W=1 + sparse and kernel-doc deltas, um/i386/arm64 builds [PATCHCHECK_KUNIT=1]'
 	@echo 'make sizes    bloat-o-meter per patch into the cover letter   [COVER_CHECK=1: only check it]'
 	@echo 'make abi      module ABI (abidiff, arm64) per patch; the prefix must keep it   [COVER_CHECK=1]'
-	@echo 'make uaudit   Coccinelle: every read that could mistake ITER_UBUF for an array type, at the base and every patch, against ci/uaudit-explained'
-	@echo 'make mainline-check LINE=6.12  the 6.12.y series on the newest mainline files (../shared/mainline): every conflict, against ci/mainline-expected'
+	@echo 'make uaudit   Coccinelle: every read that could mistake ITER_UBUF for an array type, at the base and every patch, against ci/<line>/uaudit-explained'
+	@echo 'make mainline-check LINE=6.12  the 6.12.y series on the newest mainline files (../shared/mainline): every conflict, against ci/6.12.y/mainline-expected'
 	@echo 'make divergence  lines by which include/linux/iov_iter.h differs from mainline'"'"'s (FOLIOQ removed)'
-	@echo 'make mbox     out/mbox/iov_iter-6.1.y-vN.mbx   [MBOX_CHECK=1: b4 am round trip]'
-	@echo 'make range-diff  patches/range-diff-v<N-1>-v<N>.txt against the tag series-v<N-1>'
-	@echo 'make post     after mailing: tag series-vN, bump patches/VERSION'
-	@echo 'make notes    regenerate MAINTAINERS-notes (get_maintainer per patch)'
+	@echo 'make mbox     out/<line>/mbox/iov_iter-<line>-vN.mbx   [MBOX_CHECK=1: b4 am round trip]'
+	@echo 'make range-diff  patches/<line>/range-diff-v<N-1>-v<N>.txt against the tag <line>/series-v<N-1>'
+	@echo 'make post     after mailing: tag <line>/series-vN, bump patches/<line>/VERSION'
+	@echo 'make notes    regenerate MAINTAINERS-notes/<line> (get_maintainer per patch)'
 	@echo 'make docs     MAINTAINERS-notes current, documented commands exist'
 	@echo 'make plan     out/plan/plan.yaml: the whole matrix of both lines as a TuxSuite plan, validated offline'
 	@echo 'make tuxmake  one plan row built by tuxmake locally, compared with make kunit   [TUXMAKE_ROW=6.1.y-kunit-x86_64]'

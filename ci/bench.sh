@@ -131,7 +131,7 @@ report=("$TOP/build/venv/bin/python" "$TOP/ci/bench_report.py" "$dest/runs.tsv"
 # the walkers: its figures are 6.12's own, from one kernel (base and series
 # are the same), in icount only (Documentation/benchmarking.md).
 ubuf_table=
-if [ "$LINE" = 6.1 ]; then
+if [ "$BENCH_NATIVE" = 1 ]; then
 	progress "native harness"
 	NATIVE_SMOKE=$SMOKE NATIVE_OUT=$dest/native bash "$TOP/ci/native-bench.sh" > "$dest/native.log" 2>&1 || {
 		tail -n 30 "$dest/native.log" >&2
@@ -164,8 +164,8 @@ if [ "$SMOKE" = 1 ]; then
 	exit 0
 fi
 "${report[@]}" --sizes="$dest/nm.txt" --out="$dest" --png="$dest/bench.png" || die "the report failed" "$brepro"
-if [ "$LINE" = 6.1 ] && [ "${BENCH_COVER:-1}" = 1 ]; then
+if [ "$BENCH_NATIVE" = 1 ] && [ "${BENCH_COVER:-1}" = 1 ]; then
 	bash "$TOP/ci/cover-bench.sh" "$dest/results.json" "$dest/native/table.md" "$dest/syscall/table.md" \
 		"$ubuf_table"
 fi
-progress "done: ${dest#"$TOP"/}/: results.json, table.txt, table.md, bench.png$([ "$LINE" != 6.1 ] || echo ', native/, syscall/')"
+progress "done: ${dest#"$TOP"/}/: results.json, table.txt, table.md, bench.png$([ "$BENCH_NATIVE" != 1 ] || echo ', native/, syscall/')"

@@ -305,7 +305,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('runs', nargs='?', help='TSV: mode, kernel (base|series), boot, raw log')
     ap.add_argument('--meta', help='JSON metadata of the run')
-    ap.add_argument('--manifest', help='kunit/expected-tests.bench')
+    ap.add_argument('--manifest', help='kunit/6.1.y/expected-tests.bench')
     ap.add_argument('--table-from', metavar='RESULTS_JSON',
                     help='only print the text table of a results.json')
     ap.add_argument('--mode', help='with --table-from: only this mode')

@@ -6,9 +6,10 @@
 # total passes the CI budget, and ends with "N passed, N failed", counting
 # every KUnit case, guard, self-test and lint result.
 #   STAGES="lint kunit-um"  run only these stages (deps and tree always run)
-#   LINE=6.12               run only that line's stages (without LINE: both
-#                           lines; a stage of the 6.12.y line is named
-#                           "6.12:<stage>" in ci/stages.tsv)
+#   LINE=6.12               run only that line's stages (without LINE: every
+#                           line's, and the stages of the whole project; a
+#                           stage of a line is named "<line>:<stage>" in
+#                           ci/stages.tsv, e.g. 6.12:kunit-x86_64)
 # Output: out/check/ (TIER=ci) or out/check-full/: summary.tsv (stage,
 # seconds, status, share, ccache hit %), results.tsv, stage-results.tsv
 # (the same with each result's stage; the kcidb stage, which runs last,
@@ -24,10 +25,11 @@ BUDGET_COLD=3600 BUDGET_WARM=1800
 WARM_HIT_PCT=90
 
 # The lines this run covers: the one LINE names, or all of them.  The run's
-# summary goes under the 6.1 line's out/ either way (or the OUT given: the
-# self-tests run this script on a scratch directory).
-LINES_RUN=${LINE_GIVEN:-$LINES}
-OUT=${OUT_GIVEN:-$(line_dir 6.1 out)}
+# summary goes under out/ either way (or the OUT given: the self-tests run
+# this script on a scratch directory).
+LINES_RUN=${LINE_GIVEN:+$LINE}
+LINES_RUN=${LINES_RUN:-$LINES}
+OUT=$OUT_ALL
 case $TIER in
 ci) dir=$OUT/check tiers=ci target="make${LINE_GIVEN:+ LINE=$LINE_GIVEN} check" ;;
 full) dir=$OUT/check-full tiers='ci full' target="make${LINE_GIVEN:+ LINE=$LINE_GIVEN} check-full" ;;
@@ -36,11 +38,18 @@ esac
 
 # stage_field NAME COLUMN: a column (2 tier, 3 cold, 4 warm) of ci/stages.tsv.
 stage_field() { awk -F'\t' -v s="$1" -v c="$2" '!/^#/ && $1 == s { print $c }' "$STAGE_LIST"; }
-# stage_line NAME: the line a stage belongs to ("6.12:x" is 6.12.y's).
-stage_line() { case $1 in *:*) echo "${1%%:*}" ;; *) echo 6.1 ;; esac; }
-tier_stages=$(awk -F'\t' -v t=" $tiers " '!/^#/ && NF >= 4 && index(t, " " $2 " ") && $1 != "deps" && $1 !~ /^([0-9.]+:)?tree$/ { print $1 }' "$STAGE_LIST" |
+# stage_line NAME: the line a stage belongs to ("6.12:x" is 6.12.y's), or
+# nothing for a stage of the whole project (selftest, docs, plan, ...).
+stage_line() { case $1 in *:*) echo "${1%%:*}" ;; esac; }
+# A run of one line (LINE=...) leaves out the stages of the whole project.
+tier_stages=$(awk -F'\t' -v t=" $tiers " '!/^#/ && NF >= 4 && index(t, " " $2 " ") && $1 != "deps" && $1 !~ /:tree$/ { print $1 }' "$STAGE_LIST" |
 	while read -r st; do
-		case " $LINES_RUN " in *" $(stage_line "$st") "*) echo "$st" ;; esac
+		l=$(stage_line "$st")
+		if [ -z "$l" ]; then
+			[ -n "$LINE_GIVEN" ] || echo "$st"
+		else
+			case " $LINES_RUN " in *" $l "*) echo "$st" ;; esac
+		fi
 	done | paste -sd' ' -)
 STAGES_GIVEN=${STAGES:-}
 STAGES=${STAGES:-$tier_stages}
@@ -181,9 +190,7 @@ prereq_ok=1
 run_stage deps - bash "$TOP/ci/deps.sh" || prereq_ok=0
 for l in $LINES_RUN; do
 	[ "$prereq_ok" = 1 ] || break
-	tname=tree
-	[ "$l" = 6.1 ] || tname=$l:tree
-	run_stage "$tname" - env LINE="$l" bash "$TOP/ci/tree.sh" || prereq_ok=0
+	run_stage "$l:tree" - env LINE="$l" bash "$TOP/ci/tree.sh" || prereq_ok=0
 done
 if [ "$prereq_ok" != 1 ]; then
 	finish
@@ -193,30 +200,37 @@ fi
 [ "$c_start" != '0 0' ] || c_start=$(ccache_counts)
 
 for st in $STAGES; do
-	# A stage of another line runs with that line's LINE and out/ directory.
+	# A stage of a line runs with that line's LINE and out/ directory; a
+	# stage of the whole project with the default line's.
 	l=$(stage_line "$st")
 	base=${st#"$l":}
-	lo=$(line_dir "$l" out)
+	if [ -n "$l" ]; then
+		lo=$(line_dir "$l" out)
+		lenv=(env LINE="$l")
+	else
+		lo=$OUT_ALL
+		lenv=(env LINE="$DEFAULT_LINE" OUT="$lo")
+	fi
 	case $base in
-	lint) run_stage "$st" - env LINE="$l" bash "$TOP/ci/lint.sh" || true ;;
-	selftest) run_stage "$st" "$lo/selftest/results.tsv" env LINE="$l" bash "$TOP/ci/selftest.sh" || true ;;
-	bench-smoke) run_stage "$st" "$lo/bench-smoke/results.tsv" env LINE="$l" BENCH_SMOKE=1 bash "$TOP/ci/bench.sh" || true ;;
-	patchcheck) run_stage "$st" "$lo/patchcheck/results.tsv" env LINE="$l" PATCHCHECK_KUNIT=1 bash "$TOP/ci/patchcheck.sh" || true ;;
-	checkpatch) run_stage "$st" "$lo/patchcheck/results.tsv" env LINE="$l" PATCHCHECK_BUILD=0 bash "$TOP/ci/patchcheck.sh" || true ;;
-	sizes) run_stage "$st" - env LINE="$l" COVER_CHECK=1 bash "$TOP/ci/sizes.sh" || true ;;
-	abi) run_stage "$st" "$lo/abi/results.tsv" env LINE="$l" COVER_CHECK=1 bash "$TOP/ci/abi.sh" || true ;;
-	uaudit) run_stage "$st" "$lo/uaudit/results.tsv" env LINE="$l" bash "$TOP/ci/uaudit.sh" || true ;;
-	divergence) run_stage "$st" - env LINE="$l" bash "$TOP/ci/divergence.sh" || true ;;
-	mainline) run_stage "$st" "$lo/mainline/results.tsv" env LINE="$l" bash "$TOP/ci/mainline-check.sh" || true ;;
-	codegen) run_stage "$st" - env LINE="$l" COVER_CHECK=1 bash "$TOP/ci/codegen.sh" || true ;;
-	native-smoke) run_stage "$st" - env LINE="$l" NATIVE_SMOKE=1 bash "$TOP/ci/native-bench.sh" || true ;;
-	b4) run_stage "$st" - env LINE="$l" MBOX_CHECK=1 bash "$TOP/ci/mbox.sh" || true ;;
-	docs) run_stage "$st" "$lo/docs/results.tsv" env LINE="$l" bash "$TOP/ci/docs.sh" || true ;;
-	plan) run_stage "$st" - env LINE="$l" bash "$TOP/ci/plan.sh" || true ;;
-	tuxmake) run_stage "$st" "$lo/tuxmake/6.1.y-kunit-x86_64/results.tsv" env LINE="$l" TUXMAKE_ROW=6.1.y-kunit-x86_64 bash "$TOP/ci/tuxmake.sh" || true ;;
-	kcidb) run_stage "$st" - env LINE="$l" KCIDB_RUN="$dir" bash "$TOP/ci/kcidb.sh" || true ;;
-	mutants) run_stage "$st" "$lo/mutants/results.tsv" env LINE="$l" bash "$TOP/ci/mutants.sh" || true ;;
-	tail-kunit) run_stage "$st" "$lo/tail-kunit/results.tsv" env LINE="$l" bash "$TOP/ci/tail-kunit.sh" || true ;;
+	lint) run_stage "$st" - "${lenv[@]}" bash "$TOP/ci/lint.sh" || true ;;
+	selftest) run_stage "$st" "$lo/selftest/results.tsv" "${lenv[@]}" bash "$TOP/ci/selftest.sh" || true ;;
+	bench-smoke) run_stage "$st" "$lo/bench-smoke/results.tsv" "${lenv[@]}" BENCH_SMOKE=1 bash "$TOP/ci/bench.sh" || true ;;
+	patchcheck) run_stage "$st" "$lo/patchcheck/results.tsv" "${lenv[@]}" PATCHCHECK_KUNIT=1 bash "$TOP/ci/patchcheck.sh" || true ;;
+	checkpatch) run_stage "$st" "$lo/patchcheck/results.tsv" "${lenv[@]}" PATCHCHECK_BUILD=0 bash "$TOP/ci/patchcheck.sh" || true ;;
+	sizes) run_stage "$st" - "${lenv[@]}" COVER_CHECK=1 bash "$TOP/ci/sizes.sh" || true ;;
+	abi) run_stage "$st" "$lo/abi/results.tsv" "${lenv[@]}" COVER_CHECK=1 bash "$TOP/ci/abi.sh" || true ;;
+	uaudit) run_stage "$st" "$lo/uaudit/results.tsv" "${lenv[@]}" bash "$TOP/ci/uaudit.sh" || true ;;
+	divergence) run_stage "$st" - "${lenv[@]}" bash "$TOP/ci/divergence.sh" || true ;;
+	mainline) run_stage "$st" "$lo/mainline/results.tsv" "${lenv[@]}" bash "$TOP/ci/mainline-check.sh" || true ;;
+	codegen) run_stage "$st" - "${lenv[@]}" COVER_CHECK=1 bash "$TOP/ci/codegen.sh" || true ;;
+	native-smoke) run_stage "$st" - "${lenv[@]}" NATIVE_SMOKE=1 bash "$TOP/ci/native-bench.sh" || true ;;
+	b4) run_stage "$st" - "${lenv[@]}" MBOX_CHECK=1 bash "$TOP/ci/mbox.sh" || true ;;
+	docs) run_stage "$st" "$lo/docs/results.tsv" "${lenv[@]}" bash "$TOP/ci/docs.sh" || true ;;
+	plan) run_stage "$st" - "${lenv[@]}" bash "$TOP/ci/plan.sh" || true ;;
+	tuxmake) run_stage "$st" "$lo/tuxmake/6.1.y-kunit-x86_64/results.tsv" "${lenv[@]}" TUXMAKE_ROW=6.1.y-kunit-x86_64 bash "$TOP/ci/tuxmake.sh" || true ;;
+	kcidb) run_stage "$st" - "${lenv[@]}" KCIDB_RUN="$dir" bash "$TOP/ci/kcidb.sh" || true ;;
+	mutants) run_stage "$st" "$lo/mutants/results.tsv" "${lenv[@]}" bash "$TOP/ci/mutants.sh" || true ;;
+	tail-kunit) run_stage "$st" "$lo/tail-kunit/results.tsv" "${lenv[@]}" bash "$TOP/ci/tail-kunit.sh" || true ;;
 	kunit-*)
 		# kunit-<arch>[-<variant>]
 		rest=${base#kunit-}
@@ -224,7 +238,7 @@ for st in $STAGES; do
 		v=${rest#"$a"}
 		v=${v#-}
 		rm -f "$lo/kunit/$rest/results.tsv"
-		run_stage "$st" "$lo/kunit/$rest/results.tsv" env LINE="$l" ARCH="$a" VARIANT="$v" REV='' bash "$TOP/ci/kunit.sh" || true
+		run_stage "$st" "$lo/kunit/$rest/results.tsv" "${lenv[@]}" ARCH="$a" VARIANT="$v" REV='' bash "$TOP/ci/kunit.sh" || true
 		;;
 	*) die "stage $st is in ci/stages.tsv but ci/check.sh cannot run it" ;;
 	esac

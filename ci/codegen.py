@@ -12,7 +12,7 @@ build with the same x86_64 configuration), it collects:
 
 It prints a table of the functions whose figures changed, and fails when,
 at the tip, a function gains an indirect call or changes its copy
-primitives, unless ci/codegen-allow lists the object, the function and the
+primitives, unless ci/<line>/codegen-allow lists the object, the function and the
 kind ("indirect" or "copy") with a reason.
 
   codegen.py --base=DIR --tip=DIR --allow=FILE --out=DIR OBJ...
@@ -104,6 +104,11 @@ def main():
     ap.add_argument('--out', required=True)
     ap.add_argument('objects', nargs='+')
     a = ap.parse_args()
+    # The allow list by its path in the project (ci/<line>/codegen-allow).
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    allow_name = os.path.relpath(os.path.abspath(a.allow), top)
+    if allow_name.startswith('..'):
+        allow_name = a.allow
 
     allow = {}
     with open(a.allow) as f:
@@ -188,7 +193,7 @@ def main():
         summary.append(f'{obj}: functions {t["base"][0]} -> {t["tip"][0]}, indirect calls '
                        f'{t["base"][1]} -> {t["tip"][1]}, inlined rep movs/stos '
                        f'{t["base"][2]} -> {t["tip"][2]}')
-    allowed = [f'allowed by ci/codegen-allow: {o}: {f}: {k}: {allow[(o, f, k)]}'
+    allowed = [f'allowed by {allow_name}: {o}: {f}: {k}: {allow[(o, f, k)]}'
                for (o, f, k) in sorted(used)]
     text = '\n'.join(summary + [''] + lines + [''] + allowed) + '\n'
     os.makedirs(a.out, exist_ok=True)
@@ -196,9 +201,9 @@ def main():
         f.write(text)
     sys.stdout.write(text)
     for s in stale:
-        print(f'codegen: note: ci/codegen-allow entry {" ".join(s)} matched nothing')
+        print(f'codegen: note: {allow_name} entry {" ".join(s)} matched nothing')
     if failures:
-        print('\ncodegen: changes that ci/codegen-allow does not list:', file=sys.stderr)
+        print(f'\ncodegen: changes that {allow_name} does not list:', file=sys.stderr)
         for f in failures:
             print(f'  {f}', file=sys.stderr)
         sys.exit(1)

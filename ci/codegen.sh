@@ -6,7 +6,7 @@
 # of build/kunit/x86_64; the base's sources are compiled with the same
 # command lines, their headers first in the include path (ci/lib.sh
 # overlay_tree).  Fails when a function gains an indirect call or changes
-# its copy primitives and ci/codegen-allow does not give the reason.  The
+# its copy primitives and ci/<line>/codegen-allow does not give the reason.  The
 # table goes into the cover letter (COVER_CHECK=1: only check it is there).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -16,7 +16,7 @@ base_objs=(lib/iov_iter.o net/core/datagram.o net/core/skbuff.o)
 # the benchmark walkers only, of the test object
 specs=("${base_objs[@]}" "lib/iov_iter_kunit.o:bench_iter_")
 OBJ=$LB/kunit/x86_64
-CD=$TOP/build/codegen
+CD=$LB/codegen
 dest=$OUT/codegen
 mkdir -p "$dest" "$CD"
 [ -d "$TREE/.git" ] || die "$TREE does not exist" "make$LINEOPT tree"
@@ -34,7 +34,7 @@ for o in "${base_objs[@]}"; do
 	}
 done
 python3 "$TOP/ci/codegen.py" --base="$CD/base" --tip="$OBJ" \
-	--allow="$TOP/ci/codegen-allow" --out="$dest" "${specs[@]}" ||
+	--allow="$LINED/codegen-allow" --out="$dest" "${specs[@]}" ||
 	die "the codegen audit failed" "$repro"
 {
 	echo "x86_64 KUnit configuration (retpolines on); base = the tag base, tip = $(tgit log -1 --format='%h %s')"

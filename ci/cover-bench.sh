@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # cover-bench.sh RESULTS.JSON [NATIVE-TABLE [SYSCALL-TABLE [UBUF-TABLE]]]:
-# put make bench's tables into patches/cover-letter.txt, between their
+# put make bench's tables into patches/6.1.y/cover-letter.txt, between their
 # markers: the native harness's table (ci/native_report.py's table.md), the
 # deterministic (icount) one with its iteration overheads, the per-syscall
 # one (ci/syscall-bench.sh's table.md), and the per-syscall one before and

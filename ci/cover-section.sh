@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # cover-section.sh BEGIN END FILE: replace the lines between the marker lines
-# BEGIN and END of patches/cover-letter.txt with the content of FILE, so that
+# BEGIN and END of patches/6.1.y/cover-letter.txt with the content of FILE, so that
 # the cover letter's tables are generated, never typed.  Run make export
 # afterwards to carry the change into patches/0000-cover-letter.patch.
 # COVER_CHECK=1: change nothing, fail if the section differs from FILE.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cover-testing.sh [DIR]: put the result of the last make check-full run
 # (DIR, default out/check-full: its run.env and final line) into the
-# Testing section of patches/cover-letter.txt, between its markers: the
+# Testing section of patches/6.1.y/cover-letter.txt, between its markers: the
 # result line, the date, the project commit it ran on and the series tip.
 # make check-full calls it after a complete green run; run make export
 # afterwards.

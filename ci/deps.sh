@@ -17,8 +17,6 @@ fi
 
 # Debian packages, each with a file or command that proves it is installed.
 PKGS=(
-	"linux-source-6.1:/usr/src/linux-source-6.1.tar.xz"
-	"linux-source-6.12:/usr/src/linux-source-6.12.tar.xz"
 	"qemu-system-x86:qemu-system-x86_64"
 	"qemu-system-x86:qemu-system-i386"
 	"qemu-system-arm:qemu-system-aarch64"
@@ -46,6 +44,13 @@ PKGS=(
 	"python3-venv:@venv"
 	"rsync:rsync"
 )
+# Each line's base: the Debian package its ci/<line>/line.conf names.
+for conf in "$TOP"/ci/*/line.conf; do
+	# shellcheck source=6.1.y/line.conf
+	pkg=$(SRC_PKG=; . "$conf"; echo "$SRC_PKG")
+	[ -n "$pkg" ] || die "$conf names no SRC_PKG"
+	PKGS+=("$pkg:/usr/src/$pkg.tar.xz")
+done
 
 have() {
 	case "$1" in

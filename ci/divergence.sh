@@ -4,18 +4,18 @@
 # between them, after ITER_FOLIOQ (which 6.1 does not have) is taken out of
 # mainline's copy: iterate_folioq() with its comment, and the two dispatch
 # lines that call it.  Mainline's header is the one in ../shared/mainline
-# (see its SOURCES.md for the commit).  Documentation/porting.md explains
+# (see its SOURCES.md for the commit).  Documentation/6.1.y/porting.md explains
 # every remaining difference.
 # Output: out/divergence/iov_iter.h.diff and the number on stdout; with
 # DIVERGENCE_MAX=N, fail when the number is above N; DIVERGENCE_REV=<commit>
-# measures another commit of build/linux.
+# measures another commit of build/6.1.y/linux.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 mainline=${MAINLINE_DIR:-$TOP/../shared/mainline}/include/linux/iov_iter.h
 res=$OUT/divergence
 ours=$TREE/include/linux/iov_iter.h
-# DIVERGENCE_REV=<commit>: measure that commit of build/linux instead.
+# DIVERGENCE_REV=<commit>: measure that commit of build/6.1.y/linux instead.
 if [ -n "${DIVERGENCE_REV:-}" ]; then
 	mkdir -p "$res"
 	tgit show "$DIVERGENCE_REV:include/linux/iov_iter.h" > "$res/iov_iter.h" ||

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # make docs: the reviewer documents are current and their commands exist.
-#   1. MAINTAINERS-notes (and MAINTAINERS-notes.6.12) is what make notes
-#      generates now;
-#   2. every command in a ```sh block of README.md and Documentation/*.md
+#   1. each line's MAINTAINERS-notes/<line> is what make notes generates now;
+#   2. every command in a ```sh block of README.md and Documentation/**.md
 #      is checked without side effects: make targets with make -n (the
 #      target and its variables exist), python scripts with --help (they
 #      import and parse), shell scripts with bash -n; anything else fails.
@@ -18,16 +17,17 @@ fail=0
 result() { printf '%s\t%s\n' "$1" "$2" >> "$res/results.tsv"; printf '%-4s %s%s\n' "$1" "$2" "${3:+: $3}"; [ "$1" = PASS ] || fail=1; }
 
 for l in $LINES; do
-	suf=$([ "$l" = 6.1 ] || echo ".$l")
-	if LINE=$l NOTES_CHECK=1 bash "$TOP/ci/notes.sh" > "$res/notes$suf.log" 2>&1; then
-		result PASS "docs:MAINTAINERS-notes$suf"
+	n=$(line_name "$l")
+	if LINE=$l NOTES_CHECK=1 bash "$TOP/ci/notes.sh" > "$res/notes-$n.log" 2>&1; then
+		result PASS "docs:MAINTAINERS-notes/$n"
 	else
-		result FAIL "docs:MAINTAINERS-notes$suf" "$(tail -n2 "$res/notes$suf.log" | head -n1)"
+		result FAIL "docs:MAINTAINERS-notes/$n" "$(tail -n2 "$res/notes-$n.log" | head -n1)"
 	fi
 done
 
 # Every command of a ```sh block, checked without running it.
-python3 - "$TOP" "$res" README.md Documentation/*.md <<'PY' >> "$res/results.tsv" || fail=1
+mapfile -t docs < <(cd "$TOP" && find Documentation -name '*.md' | LC_ALL=C sort)
+python3 - "$TOP" "$res" README.md "${docs[@]}" <<'PY' >> "$res/results.tsv" || fail=1
 import os
 import shlex
 import subprocess

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make export: regenerate patches/ (format-patch output, cover letter,
-# series, BASE) from base..HEAD of build/linux.  Byte-stable: the same
+# series, BASE) from base..HEAD of build/6.1.y/linux.  Byte-stable: the same
 # commits always give the same files, on any machine.
 #
 #   EXPORT_DIR=<dir>  write there instead of patches/ (used by the lint)

@@ -15,10 +15,10 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-run=${KCIDB_RUN:-$(line_dir 6.1 out)/check}
+run=${KCIDB_RUN:-$OUT_ALL/check}
 case $run in /*) ;; *) run=$TOP/$run ;; esac
 origin=${KCIDB_ORIGIN:-iov_iter_local}
-res=$(line_dir 6.1 out)/kcidb
+res=$OUT_ALL/kcidb
 mkdir -p "$res"
 args=()
 for l in $LINES; do

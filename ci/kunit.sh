@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make kunit ARCH=x86_64|um|i386|arm64|s390 [VARIANT=<name>] [REV=<commit>]
 #
-# Build the tip of build/linux (or REV) with kunit.py from the kunitconfigs
+# Build the tip of build/6.1.y/linux (or REV) with kunit.py from the kunitconfigs
 # in kunit/ and the fragments in configs/, run it (QEMU for x86_64/i386,
 # KVM only where a probe boot works, else TCG; arm64 and s390 (big-endian)
 # cross-built with Debian's gcc-<arch>-linux-gnu and run under TCG with
@@ -67,10 +67,10 @@ mkdir -p "$outd" "$bdir"
 
 kargs=(--arch="$ARCH" --build_dir="$bdir" ${cross:+--cross_compile="$cross"})
 cfgs=()
-for f in "$KUNITD"/*.kunitconfig "$TOP/configs/$ARCH.config" ${VARIANT:+"$TOP/configs/$VARIANT.config"}; do
-	[ -f "$f" ] || { [ "$f" = "$TOP/configs/$ARCH.config" ] && continue; die "missing config fragment $f"; }
+frags=$(config_fragments "$LINE" "$ARCH" "${VARIANT:-}") || die "missing config fragments" "$repro"
+while read -r f; do
 	cfgs+=(--kunitconfig="$f")
-done
+done <<< "$frags"
 if [ -n "${KUNIT_PRESENT_SUITES:-}" ]; then
 	# An earlier patch lacks some of the series' Kconfig symbols (the
 	# benchmarks come with patch 3): kunit.py would refuse a fragment that

@@ -4,78 +4,75 @@
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export TOP
 
-# The product has two lines, each a series against its own base:
-#   LINE=6.1   the port to 6.1.y (the default): patches/, build/, out/,
-#              kunit/
-#   LINE=6.12  tests, benchmarks and fixes for 6.12.y and mainline:
-#              patches/6.12.y/, build/6.12/, out/6.12/, kunit/6.12/
-# LINES lists them; line_dir LINE KIND gives a line's directory of a kind
-# (build, out, patches, kunit), so that a script of one line can name
-# another line's results.
-LINES='6.1 6.12'
+# The product's lines, each a series against its own base.  A line is a
+# directory of the same name under each top-level directory:
+#   ci/<line>/line.conf  its settings (sourced below) and ci/<line>/ its
+#                        data: mutations, checkpatch exceptions, note
+#                        templates, the ABI tail, the expected conflicts
+#   patches/<line>/      the series, BASE, VERSION, cover letter, .b4-config
+#   kunit/<line>/        its kunitconfig and the manifests of its cases
+#   configs/<line>/      its own config fragments (optional), merged after
+#                        the shared ones in configs/
+#   MAINTAINERS-notes/<line>, Documentation/<line>/
+#   build/<line>/, out/<line>/   its work tree, builds and results (ignored)
+# A line is named on the command line by its directory's name without
+# ".y" (LINE=6.1, LINE=6.12); LINES lists them, from ci/*/line.conf.
+# line_dir LINE KIND gives a line's directory of a kind, so that a script
+# of one line can name another line's files.
+LINES=$(for f in "$TOP"/ci/*/line.conf; do f=${f%/line.conf}; f=${f##*/}; echo "${f%.y}"; done | sort -V | paste -sd' ' -)
+DEFAULT_LINE=6.1
 # LINE_GIVEN: the line the caller named, if any (make check runs every
 # line unless one is named).
 LINE_GIVEN=${LINE:-}
-LINE=${LINE:-6.1}
+LINE=${LINE:-$DEFAULT_LINE}
+LINE=${LINE%.y}
+# line_name LINE: the line's directory name (6.1 -> 6.1.y).
+line_name() {
+	local n
+	for n in "$1.y" "$1"; do
+		[ -f "$TOP/ci/$n/line.conf" ] && { echo "$n"; return 0; }
+	done
+	printf '%s: error: unknown LINE=%s (lines: %s; each is a directory ci/<line>/ with a line.conf)\n' \
+		"${0##*/}" "$1" "$LINES" >&2
+	return 1
+}
 line_dir() {
-	local sub=
-	case $1 in
-	6.1) ;;
-	6.12) sub=/6.12 ;;
-	*) printf '%s: error: unknown LINE=%s (lines: %s)\n' "${0##*/}" "$1" "$LINES" >&2; return 1 ;;
-	esac
+	local n
+	n=$(line_name "$1") || return 1
 	case $2 in
-	build|out|kunit) echo "$TOP/$2$sub" ;;
-	patches) echo "$TOP/patches${sub:+$sub.y}" ;;
+	build|out|kunit|patches|configs|ci|Documentation|MAINTAINERS-notes) echo "$TOP/$2/$n" ;;
 	*) return 1 ;;
 	esac
 }
-# LB: this line's build directory; KUNITD: its kunitconfigs and manifests.
-LB=$(line_dir "$LINE" build) || exit 1
-KUNITD=$(line_dir "$LINE" kunit)
+# LINE_NAME: the line's name in subjects, Message-Ids, tags and directory
+# names; LB: its build directory; KUNITD: its kunitconfigs and manifests;
+# LINED: its data in ci/.
+LINE_NAME=$(line_name "$LINE") || exit 1
+LB=$TOP/build/$LINE_NAME
+KUNITD=$TOP/kunit/$LINE_NAME
+LINED=$TOP/ci/$LINE_NAME
 TREE=${TREE:-$LB/linux}
 OUT_GIVEN=${OUT:-}
-PATCHES=${PATCHES:-$(line_dir "$LINE" patches)}
-OUT=${OUT:-$(line_dir "$LINE" out)}
-# The Debian package of the line's base, and the name of the line in
-# subjects, Message-Ids and tags.
-SRC_PKG=linux-source-$LINE
-LINE_NAME=$LINE.y
-# Each line's own settings, in one place:
-#   KUNIT_SRC, KUNIT_MOD  its iov_iter KUnit file (the benchmarks are in it
-#                      too) and module name (the prefix of its parameters on
-#                      the kernel command line)
-#   BENCH_KCONFIG      the Kconfig symbol of its KUnit benchmarks
-#   PATCHCHECK_ARCHES  the arches make patchcheck builds every patch for
-#                      (besides x86_64); 6.12.y, whose patches touch no arch
-#                      code, skips UML for want of CI time (testing.md)
-#   LSUF               the suffix of its own files in ci/ and at the top
-#                      (ci/mutations.6.12, MAINTAINERS-notes.6.12, ...)
-#   B4CFG              its b4 settings (b4 reads .b4-config at the top of
-#                      the tree it runs in)
-#   LINEOPT            what a reproduce command adds for it
-case $LINE in
-6.1)
-	KUNIT_SRC=lib/iov_iter_kunit.c KUNIT_MOD=iov_iter_kunit
-	BENCH_KCONFIG=IOV_ITER_BENCH_KUNIT_TEST
-	PATCHCHECK_ARCHES='um i386 arm64'
-	LSUF='' B4CFG=$TOP/.b4-config LINEOPT=''
-	;;
-*)
-	KUNIT_SRC=lib/kunit_iov_iter.c KUNIT_MOD=kunit_iov_iter
-	BENCH_KCONFIG=TEST_IOV_ITER_BENCH
-	PATCHCHECK_ARCHES='i386 arm64'
-	LSUF=.$LINE B4CFG=$PATCHES/.b4-config LINEOPT=" LINE=$LINE"
-	;;
-esac
+PATCHES=${PATCHES:-$TOP/patches/$LINE_NAME}
+OUT=${OUT:-$TOP/out/$LINE_NAME}
+# The results of the runs that cover every line (make check, plan, kcidb).
+OUT_ALL=${OUT_GIVEN:-$TOP/out}
+BENCH_NATIVE=0
+# shellcheck source=6.1.y/line.conf
+. "$LINED/line.conf"
+# B4CFG: its b4 settings (b4 reads .b4-config at the top of the tree it
+# runs in); LINEOPT: what a reproduce command adds for it.
+B4CFG=$PATCHES/.b4-config
+LINEOPT=
+[ "$LINE" = "$DEFAULT_LINE" ] || LINEOPT=" LINE=$LINE"
 # BENCH_SMOKE_DEFAULT: the kernel arguments that run the benchmarks at
 # smoke size (1 MiB, 2 samples) in every KUnit run but make bench's.
 BENCH_SMOKE_DEFAULT="$KUNIT_MOD.bench_mib=1 $KUNIT_MOD.bench_samples=2"
 # NET_KUNIT_SRC: the checksum and hash tests; CP_EXCEPTIONS: the accepted
 # checkpatch findings; MUTATIONS: the deliberate bugs of make mutants.
 NET_KUNIT_SRC=net/core/iov_iter_net_kunit.c
-CP_EXCEPTIONS=$TOP/ci/checkpatch-exceptions$LSUF
-MUTATIONS=$TOP/ci/mutations$LSUF
+CP_EXCEPTIONS=$LINED/checkpatch-exceptions
+MUTATIONS=$LINED/mutations
 
 # Fixed identity and date of the reproducible base commit (used by the
 # scripts that source this file).
@@ -130,13 +127,37 @@ series_list() { sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$1" | grep -v '^$' || t
 # measure an old configuration.
 kunit_config() {
 	local arch=$1 dir=$2 sum
-	sum=$(cat "$KUNITD"/*.kunitconfig "$TOP"/configs/*.config | sha256sum | cut -c1-16)
+	sum=$(find "$KUNITD" "$TOP/configs" -type f \( -name '*.kunitconfig' -o -name '*.config' \) |
+		LC_ALL=C sort | xargs cat | sha256sum | cut -c1-16)
 	[ -f "$dir/.config" ] && [ "$(cat "$dir/.fragments" 2>/dev/null)" = "$sum" ] && return 0
 	# Its own RUN_NAME, so that the results of ARCH's last run stay.
 	RUN_NAME=config-$arch ARCH=$arch VARIANT='' REV='' KUNIT_CONFIG_ONLY=1 bash "$TOP/ci/kunit.sh" >/dev/null
 	mkdir -p "$dir"
 	[ "$dir" -ef "$LB/kunit/$arch" ] || cp "$LB/kunit/$arch/.config" "$dir/.config"
 	echo "$sum" > "$dir/.fragments"
+}
+
+# config_fragments LINE ARCH [VARIANT]: the config fragments of a KUnit
+# kernel of LINE, one per line, in the order they are merged: the line's
+# kunitconfigs, then the arch's fragment and the variant's, each the shared
+# one in configs/ followed by the line's own in configs/<line>/.  An arch
+# needs no fragment; a variant must have one.
+config_fragments() {
+	local kd cd f found
+	kd=$(line_dir "$1" kunit) && cd=$(line_dir "$1" configs) || return 1
+	for f in "$kd"/*.kunitconfig; do
+		[ -f "$f" ] || { log "no kunitconfig in $kd"; return 1; }
+		echo "$f"
+	done
+	for f in "$TOP/configs/$2.config" "$cd/$2.config"; do
+		[ ! -f "$f" ] || echo "$f"
+	done
+	[ -n "${3:-}" ] || return 0
+	found=0
+	for f in "$TOP/configs/$3.config" "$cd/$3.config"; do
+		[ ! -f "$f" ] || { echo "$f"; found=1; }
+	done
+	[ "$found" = 1 ] || { log "no config fragment for VARIANT=$3 (configs/$3.config or ${cd#"$TOP"/}/$3.config)"; return 1; }
 }
 
 # patch_worktree WT BDIR: a detached worktree of $TREE at WT for building
@@ -166,7 +187,7 @@ benchcfg() {
 # own Makefile's flags (drivers/usb/gadget/function/ adds the include path
 # of its u_f.h): USB gadget support (PATCHCHECK_KCONFIG, which make plan
 # gives the per-patch builds too).  Where an arch cannot have it (UML has
-# no HAS_IOMEM), ci/arch-only skips those files.
+# no HAS_IOMEM), ci/<line>/arch-only skips those files.
 PATCHCHECK_KCONFIG='USB_SUPPORT USB_GADGET'
 driverscfg() {
 	local s args=()
@@ -175,11 +196,11 @@ driverscfg() {
 }
 
 # full_only_kunit SUBJECT: true if the patch's per-patch KUnit run is in
-# make check-full only (ci/abi-tail, ci/kunit-full-only).  grep reads all
+# make check-full only (ci/<line>/abi-tail, ci/<line>/kunit-full-only).  grep reads all
 # its input: with -q it would exit at the first match, the writer would die
 # of SIGPIPE, and under pipefail a match would read as no match.
 full_only_kunit() {
-	{ cut -f1 "$TOP/ci/abi-tail"; sed -e '/^#/d' "$TOP/ci/kunit-full-only"; } | grep -xF -- "$1" >/dev/null
+	{ cut -f1 "$LINED/abi-tail"; sed -e '/^#/d' "$LINED/kunit-full-only"; } | grep -xF -- "$1" >/dev/null
 }
 
 # bench_base_rev: the base kernel of make bench, the first commit of the

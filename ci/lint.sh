@@ -1,28 +1,29 @@
 #!/usr/bin/env bash
-# make lint [LINE=6.12]: the line's patches/ (patches/6.12.y/ for 6.12.y)
-# must be consistent with itself and with its work tree.
+# make lint [LINE=6.12]: the line's patches/<line>/ must be consistent with
+# itself and with its work tree.
 #   1. series and the *.patch files agree (every listed file exists, every
 #      file is listed, the cover letter exists iff there are patches);
-#   2. build/linux (if present) exports to exactly what patches/ holds.
+#   2. build/<line>/linux (if present) exports to exactly what patches/<line>/ holds.
 # Each failure prints the command that fixes it.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 fail=0
+P=${PATCHES#"$TOP"/} T=${TREE#"$TOP"/}
 err() { printf 'lint: %s\n' "$1" >&2; [ $# -lt 2 ] || printf 'lint:   fix: %s\n' "$2" >&2; fail=1; }
 
 [ -f "$PATCHES/series" ] || die "$PATCHES/series is missing" "make$LINEOPT export"
-[ -f "$PATCHES/cover-letter.txt" ] || err "patches/cover-letter.txt is missing (the cover letter text)"
-[ -f "$PATCHES/BASE" ] || err "patches/BASE is missing" "make$LINEOPT tree && make export"
+[ -f "$PATCHES/cover-letter.txt" ] || err "$P/cover-letter.txt is missing (the cover letter text)"
+[ -f "$PATCHES/BASE" ] || err "$P/BASE is missing" "make$LINEOPT tree && make export"
 
 listed=$(series_list "$PATCHES/series")
 present=$(patch_files "$PATCHES")
-regen="(cd patches && ls *.patch | grep -v '^0000-cover-letter.patch\$' > series)"
+regen="(cd $P && ls *.patch | grep -v '^0000-cover-letter.patch\$' > series)"
 for p in $listed; do
-	[ -f "$PATCHES/$p" ] || err "series lists $p, which is not in patches/" "$regen   # or: make export"
+	[ -f "$PATCHES/$p" ] || err "series lists $p, which is not in $P/" "$regen   # or: make export"
 done
 for p in $present; do
-	grep -qxF "$p" <<<"$listed" || err "patches/$p is not listed in series" "$regen   # or: make export"
+	grep -qxF "$p" <<<"$listed" || err "$P/$p is not listed in series" "$regen   # or: make export"
 done
 if [ -n "$(sort <<<"$listed" | uniq -d)" ]; then
 	err "series lists a patch twice: $(sort <<<"$listed" | uniq -d | tr '\n' ' ')" "$regen"
@@ -31,20 +32,15 @@ if [ "$listed" != "$(sort <<<"$listed")" ]; then
 	err "series is not in file-name order (format-patch numbering)" "make$LINEOPT export"
 fi
 if [ -n "$present" ] && [ ! -f "$PATCHES/0000-cover-letter.patch" ]; then
-	err "patches/ has patches but no 0000-cover-letter.patch" "make$LINEOPT export"
+	err "$P/ has patches but no 0000-cover-letter.patch" "make$LINEOPT export"
 fi
 if [ -z "$present" ] && [ -f "$PATCHES/0000-cover-letter.patch" ]; then
-	err "patches/ has a cover letter but no patches" "make$LINEOPT export"
+	err "$P/ has a cover letter but no patches" "make$LINEOPT export"
 fi
 for f in "$PATCHES"/*; do
 	case ${f##*/} in
 	*.patch|series|BASE|cover-letter.txt|VERSION|range-diff-v*.txt) ;;
-	*.y) # another line's patches (patches/6.12.y/ under the 6.1 line's)
-		n=${f##*/}
-		if [ "$LINE" != 6.1 ] || [ ! -d "$f" ] || [[ " $LINES " != *" ${n%.y} "* ]]; then
-			err "unexpected file in patches/: ${f##*/}" "rm -r $f"
-		fi ;;
-	*) err "unexpected file in patches/: ${f##*/} (patches/ holds make export output, cover-letter.txt, VERSION and range-diffs)" "rm $f" ;;
+	*) err "unexpected file in $P/: ${f##*/} (it holds make export output, cover-letter.txt, VERSION, .b4-config and range-diffs)" "rm $f" ;;
 	esac
 done
 
@@ -56,17 +52,17 @@ if [ -d "$TREE/.git" ] && tgit rev-parse -q --verify refs/tags/base >/dev/null; 
 	want=$(sed -n 's/^base-commit: //p' "$PATCHES/BASE" 2>/dev/null || true)
 	have=$(sed -n 's/^base-commit: //p' "$tmp/BASE")
 	if [ -n "$want" ] && [ "$want" != "$have" ]; then
-		printf 'lint: warning: build/linux has base %s (%s), patches/BASE records %s; comparing without the base lines\n' \
-			"${have:0:12}" "$(sed -n 's/^source: //p' "$tmp/BASE")" "${want:0:12}" >&2
+		printf 'lint: warning: %s has base %s (%s), %s/BASE records %s; comparing without the base lines\n' \
+			"$T" "${have:0:12}" "$(sed -n 's/^source: //p' "$tmp/BASE")" "$P" "${want:0:12}" >&2
 		ign=(-I '^base-commit: ' -I '^source: ' -I '^sublevel: ')
 	fi
-	if ! diff -r -u "${ign[@]}" -x cover-letter.txt -x VERSION -x "range-diff-v*.txt" -x .b4-config -x '*.y' "$PATCHES" "$tmp" > "$tmp.diff"; then
+	if ! diff -r -u "${ign[@]}" -x cover-letter.txt -x VERSION -x "range-diff-v*.txt" -x .b4-config "$PATCHES" "$tmp" > "$tmp.diff"; then
 		head -n 60 "$tmp.diff" >&2
-		err "build/linux and patches/ disagree (diff above: patches/ vs an export of build/linux)" \
-			"make$LINEOPT export   # keep build/linux's commits; or: make tree FORCE=1 to reset build/linux to patches/"
+		err "$T and $P/ disagree (diff above: $P/ vs an export of $T)" \
+			"make$LINEOPT export   # keep $T's commits; or: make$LINEOPT tree FORCE=1 to reset $T to $P/"
 	fi
 	rm -f "$tmp.diff"
 fi
 
 [ "$fail" = 0 ] || exit 1
-echo "lint: patches/ is consistent ($(wc -w <<<"$listed") patches)"
+echo "lint: $P/ is consistent ($(wc -w <<<"$listed") patches)"

@@ -8,15 +8,15 @@
 # Every conflict is reported, with the file and the patch; a file without
 # a mainline copy is reported as not checked.
 #
-# ci/mainline-expected lists the conflicts the documentation explains
+# ci/6.12.y/mainline-expected lists the conflicts the documentation explains
 # (patch subject, tab, file).  A conflict that is not listed, or a listed
 # one that is gone, fails the stage: the report and the docs stay true.
-# Output: out/6.12/mainline/{report.txt,results.tsv}.
+# Output: out/6.12.y/mainline/{report.txt,results.tsv}.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 ML=${MAINLINE_DIR:-$TOP/../shared/mainline}
-EXPECTED=${MAINLINE_EXPECTED:-$TOP/ci/mainline-expected}
+EXPECTED=${MAINLINE_EXPECTED:-$LINED/mainline-expected}
 res=$OUT/mainline
 repro="make$LINEOPT mainline-check"
 [ "$LINE" = 6.12 ] || die "the mainline check is for the 6.12.y line" "make LINE=6.12 mainline-check"
@@ -116,14 +116,14 @@ while IFS=$'\t' read -r subj f; do
 		printf 'PASS\t%s:mainline:expected-conflict:%s\n' "$LINE" "$f" >> "$res/results.tsv"
 	else
 		printf 'FAIL\t%s:mainline:new-conflict:%s\n' "$LINE" "$f" >> "$res/results.tsv"
-		log "a conflict ci/mainline-expected does not list: $subj, in $f"
+		log "a conflict ci/6.12.y/mainline-expected does not list: $subj, in $f"
 		fail=1
 	fi
 done < "$found"
 while IFS=$'\t' read -r subj f; do
 	if ! grep -qxF -- "$subj"$'\t'"$f" "$found"; then
 		printf 'FAIL\t%s:mainline:conflict-gone:%s\n' "$LINE" "$f" >> "$res/results.tsv"
-		log "ci/mainline-expected lists a conflict that did not happen: $subj, in $f"
+		log "ci/6.12.y/mainline-expected lists a conflict that did not happen: $subj, in $f"
 		fail=1
 	fi
 done < "$want"
@@ -131,4 +131,4 @@ clean=$(grep -c ' clean ' "$res/report.txt" || true)
 printf 'PASS\t%s:mainline:clean-patches:%s\n' "$LINE" "$clean" >> "$res/results.tsv"
 rm -rf "$scratch"
 cat "$res/report.txt"
-[ "$fail" = 0 ] || die "the mainline conflicts differ from ci/mainline-expected (report: ${res#"$TOP"/}/report.txt)" "$repro"
+[ "$fail" = 0 ] || die "the mainline conflicts differ from ci/6.12.y/mainline-expected (report: ${res#"$TOP"/}/report.txt)" "$repro"

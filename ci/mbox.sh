@@ -1,24 +1,23 @@
 #!/usr/bin/env bash
 # make mbox: the series as one mbox, the way it would be posted, from
-# patches/ (the source of truth): out/mbox/iov_iter-6.1.y-vN.mbx with the
-# subject prefix "PATCH 6.1.y" (plus "vN" from the second version on;
-# LINE=6.12: out/6.12/mbox/iov_iter-6.12.y-vN.mbx, "PATCH 6.12.y") and
+# patches/<line>/ (the source of truth): out/<line>/mbox/iov_iter-<line>-vN.mbx
+# with the subject prefix "PATCH <line>" (plus "vN" from the second version on) and
 # Message-Id/In-Reply-To headers that thread every patch under the cover
 # letter, derived from the base and the version so the bytes are stable.
 #   MBOX_CHECK=1  also prove the round trip: b4 am on the mbox, applied to
-#                 the base, must give the tree of build/linux's tip.
+#                 the base, must give the tree of build/<line>/linux's tip.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 version=$(sed -n 's/^version: *//p' "$PATCHES/VERSION")
-[[ $version =~ ^[1-9][0-9]*$ ]] || die "patches/VERSION has no 'version: N' line"
+[[ $version =~ ^[1-9][0-9]*$ ]] || die "${PATCHES#"$TOP"/}/VERSION has no 'version: N' line"
 name=iov_iter-$LINE_NAME-v$version
 dest=$OUT/mbox
 mbx=$dest/$name.mbx
 mkdir -p "$dest"
 rm -f "$mbx"
 base=$(sed -n 's/^base-commit: *//p' "$PATCHES/BASE")
-[ -n "$base" ] || die "patches/BASE has no base-commit line" "make$LINEOPT export"
+[ -n "$base" ] || die "${PATCHES#"$TOP"/}/BASE has no base-commit line" "make$LINEOPT export"
 
 mapfile -t files < <(echo 0000-cover-letter.patch; series_list "$PATCHES/series")
 python3 - "$PATCHES" "$mbx" "$version" "${base:0:12}" "$LINE_NAME" "${files[@]}" <<'PY'

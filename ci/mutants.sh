@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make mutants: prove that the KUnit suite can fail.  Each mutation of
-# ci/mutations is applied, one at a time, to build/linux; the suite is
+# ci/6.1.y/mutations is applied, one at a time, to build/6.1.y/linux; the suite is
 # built (incrementally, in the x86_64 KUnit build directory) and run with
 # ci/kunit.sh, and must fail.  The file is restored after each one, and on
 # any exit.  The unmutated tip must pass first.  A mutation with a fifth
@@ -40,10 +40,10 @@ caught=0 survived=0
 : > "$res/results.tsv"
 while IFS=$'\t' read -r name file find replace where; do
 	case $name in ''|'#'*) continue ;; esac
-	python3 - "$TREE/$file" "$find" "$replace" <<'PY' || die "mutation $name no longer applies to $file: update ci/mutations"
+	python3 - "$TREE/$file" "$find" "$replace" <<'PY' || die "mutation $name no longer applies to $file: update ci/$LINE_NAME/mutations"
 import sys
 path, find, repl = sys.argv[1:]
-# \n and \t in ci/mutations stand for a newline and a tab.
+# \n and \t in ci/6.1.y/mutations stand for a newline and a tab.
 find, repl = (x.replace('\\n', '\n').replace('\\t', '\t') for x in (find, repl))
 s = open(path).read()
 n = s.count(find)

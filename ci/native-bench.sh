@@ -4,7 +4,7 @@
 #
 #   base    the tree at the benchmark patch (as make bench: the first commit
 #           that has CONFIG_IOV_ITER_BENCH_KUNIT_TEST)
-#   series  the tip of build/linux
+#   series  the tip of build/6.1.y/linux
 #
 # The objects are those of the x86_64 KUnit build of the tip
 # (build/kunit/x86_64: retpolines and return thunks on).  The base's
@@ -19,14 +19,14 @@
 #   NATIVE_ARGS=...  more arguments for the binary (--target=, --max-seconds=,
 #                    --only=PREFIX for the cases whose names start with it, --cpu=N)
 #   NATIVE_OUT=dir   where results.tsv and run.log go (default out/native)
-#   NATIVE_BASE=rev  another commit of build/linux as the "base" side (for
+#   NATIVE_BASE=rev  another commit of build/6.1.y/linux as the "base" side (for
 #                    example a variant of the tip, to measure a divergence)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 repro="bash ci/native-bench.sh"
 [ "${NATIVE_SMOKE:-0}" = 1 ] && repro="NATIVE_SMOKE=1 $repro"
-ND=$TOP/build/native
+ND=$LB/native
 dest=${NATIVE_OUT:-$OUT/native}
 [ "${NATIVE_SMOKE:-0}" = 1 ] && dest=${NATIVE_OUT:-$OUT/native-smoke}
 mkdir -p "$ND" "$dest"

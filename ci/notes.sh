@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# make notes [LINE=6.12]: write MAINTAINERS-notes (MAINTAINERS-notes.6.12)
-# from ci/MAINTAINERS-notes.in (ci/MAINTAINERS-notes.6.12.in), filling
+# make notes [LINE=6.12]: write MAINTAINERS-notes (MAINTAINERS-notes/6.12.y)
+# from ci/6.1.y/MAINTAINERS-notes.in (ci/6.12.y/MAINTAINERS-notes.in), filling
 # in per patch scripts/get_maintainer.pl's output (run on patches/ against
-# the tip of build/linux) and the note from ci/patch-notes, and the
-# checkpatch exceptions from ci/checkpatch-exceptions.
+# the tip of build/6.1.y/linux) and the note from ci/6.1.y/patch-notes, and the
+# checkpatch exceptions from ci/6.1.y/checkpatch-exceptions.
 #   NOTES_CHECK=1  change nothing; fail if MAINTAINERS-notes is stale
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 [ -d "$TREE/.git" ] || die "$TREE does not exist" "make$LINEOPT tree"
-out=$TOP/MAINTAINERS-notes$LSUF
+out=$TOP/MAINTAINERS-notes/$LINE_NAME
 tmp=$(mktemp)
 trap 'rm -f "$tmp" "$tmp.pp" "$tmp.ex"' EXIT
 
@@ -26,14 +26,14 @@ print(re.sub(r"^\[PATCH [0-9]+/[0-9]+\] ", "", " ".join(m["Subject"].split())))'
 	# (randomised) hash order: fix the seed so that the file is stable.
 	(cd "$TREE" && PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0 ./scripts/get_maintainer.pl \
 		--no-git --no-git-fallback --no-rolestats "$PATCHES/$f") 2>/dev/null | sed 's/^/    /'
-	note=$(awk -F'\t' -v s="$subj" '$0 !~ /^#/ && $1 == s {print $2}' "$TOP/ci/patch-notes$LSUF")
+	note=$(awk -F'\t' -v s="$subj" '$0 !~ /^#/ && $1 == s {print $2}' "$LINED/patch-notes")
 	printf '%s\n\n' "${note:-(no specific note)}" | fold -s -w 72 | sed 's/^/  /; s/[[:space:]]*$//'
 done > "$tmp.pp"
 awk -F'\t' '$0 !~ /^#/ && NF >= 3 {printf "patch %s, %s: %s\n", $1, $2, $3}' \
 	"$CP_EXCEPTIONS" | fold -s -w 72 | sed 's/[[:space:]]*$//' > "$tmp.ex"
 [ -s "$tmp.ex" ] || echo "(none)" > "$tmp.ex"
 
-python3 - "$TOP/ci/MAINTAINERS-notes$LSUF.in" "$tmp.pp" "$tmp.ex" > "$tmp" <<'PY'
+python3 - "$LINED/MAINTAINERS-notes.in" "$tmp.pp" "$tmp.ex" > "$tmp" <<'PY'
 import sys
 tpl, pp, ex = (open(p, encoding='utf-8').read() for p in sys.argv[1:])
 sys.stdout.write(tpl.replace('@PER_PATCH@\n', pp.rstrip('\n') + '\n')
@@ -41,7 +41,7 @@ sys.stdout.write(tpl.replace('@PER_PATCH@\n', pp.rstrip('\n') + '\n')
 PY
 if [ "${NOTES_CHECK:-0}" = 1 ]; then
 	diff -u "$out" "$tmp" > /dev/null ||
-		die "${out##*/} is stale (patches, ci/patch-notes$LSUF or the template changed)" "make$LINEOPT notes"
+		die "${out##*/} is stale (patches, ci/$LINE_NAME/patch-notes or the template changed)" "make$LINEOPT notes"
 	echo "notes: ${out##*/} is current"
 else
 	cp "$tmp" "$out"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# make patchcheck: per-patch checks of base..HEAD of build/linux, as a
+# make patchcheck: per-patch checks of base..HEAD of build/6.1.y/linux, as a
 # maintainer's bot would run them.  For each patch:
 #   checkpatch  scripts/checkpatch.pl --strict --codespell on the patch
-#               (types listed for it in ci/checkpatch-exceptions are accepted);
+#               (types listed for it in ci/6.1.y/checkpatch-exceptions are accepted);
 #   build       the objects of the .c files the patch touches, with W=1 and
 #               sparse (C=2), before and after the patch: new diagnostics fail,
 #               and so does any error (a file that does not compile);
@@ -14,11 +14,11 @@
 #               UML, i386 HIGHMEM and arm64 (cross, Debian's
 #               gcc-aarch64-linux-gnu) with their KUnit configurations
 #               (plus USB gadget support, driverscfg in ci/lib.sh): a patch
-#               must build on each; ci/arch-only lists the files an arch's
+#               must build on each; ci/6.1.y/arch-only lists the files an arch's
 #               Kconfig rules out.
 # With PATCHCHECK_KUNIT=1 the KUnit suite also runs (x86_64) at every patch
 # that changes a compiled file, Kconfig or Makefile (but those of
-# ci/abi-tail and ci/kunit-full-only, which ci/tail-kunit.sh runs).
+# ci/6.1.y/abi-tail and ci/6.1.y/kunit-full-only, which ci/tail-kunit.sh runs).
 # With PATCHCHECK_BUILD=0 only checkpatch and kernel-doc run (no builds,
 # no KUnit): the 6.12.y line's make check stage (its builds are in
 # make check-full).
@@ -82,7 +82,7 @@ kdoc() {
 	done | sed -E 's#:[0-9]+:#:#' | sort
 }
 
-# arch_can_build ARCH FILE: false if ci/arch-only limits FILE to other arches.
+# arch_can_build ARCH FILE: false if ci/6.1.y/arch-only limits FILE to other arches.
 arch_can_build() {
 	local prefix arches _
 	while IFS=$'\t' read -r prefix arches _; do
@@ -91,7 +91,7 @@ arch_can_build() {
 			[[ " ${arches//,/ } " == *" $1 "* ]]
 			return
 		fi
-	done < "$TOP/ci/arch-only"
+	done < "$LINED/arch-only"
 	return 0
 }
 
@@ -121,7 +121,7 @@ xbuild() {
 		"$KUNIT_SRC" "$NET_KUNIT_SRC"; do
 		[ -f "$wt/$f" ] || continue
 		if ! arch_can_build "$arch" "$f"; then
-			echo "skipped $f: not buildable on $arch (ci/arch-only)"
+			echo "skipped $f: not buildable on $arch (ci/$LINE_NAME/arch-only)"
 			continue
 		fi
 		objs+=("${f%.c}.o")
@@ -226,7 +226,7 @@ for c in $(tgit rev-list --reverse base..HEAD); do
 			echo "SKIP patch$tag:kunit-x86_64: no compiled file changed"
 		elif [ "$c" != "$(tgit rev-parse HEAD)" ] && full_only_kunit "$subj"; then
 			printf 'SKIP\tpatch%s:kunit-x86_64\n' "$tag" >> "$res/results.tsv"
-			echo "SKIP patch$tag:kunit-x86_64: in ci/abi-tail or ci/kunit-full-only; make check-full runs it (ci/tail-kunit.sh)"
+			echo "SKIP patch$tag:kunit-x86_64: in ci/$LINE_NAME/abi-tail or ci/$LINE_NAME/kunit-full-only; make check-full runs it (ci/tail-kunit.sh)"
 		elif ! in_kunit_kernel <<<"$files"; then
 			# Drivers the KUnit kernel does not contain (sound, hfi1,
 			# the USB gadgets): their patch builds above, and cannot
@@ -235,7 +235,7 @@ for c in $(tgit rev-list --reverse base..HEAD); do
 			echo "SKIP patch$tag:kunit-x86_64: none of its files is in the KUnit kernel"
 		elif ! tgit cat-file -e "$c:$KUNIT_SRC" 2>/dev/null; then
 			# The fixes come before the tests: their tests run from
-			# the test patch on, and with the fix undone in ci/mutations.
+			# the test patch on, and with the fix undone in ci/6.1.y/mutations.
 			printf 'SKIP\tpatch%s:kunit-x86_64\n' "$tag" >> "$res/results.tsv"
 			echo "SKIP patch$tag:kunit-x86_64: the KUnit suites come later in the series"
 		elif t=$(date +%s) && REV=$([ "$c" = "$(tgit rev-parse HEAD)" ] || echo "$c") \

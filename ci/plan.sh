@@ -18,7 +18,7 @@
 #                                  and started, as kunit.py starts it, from
 #                                  an empty .config (kconfig /dev/null);
 #   BENCH_SMOKE_DEFAULT (ci/lib.sh) the test's kernel arguments.
-# Builds name commits of the work trees (build/linux, build/6.12/linux) by
+# Builds name commits of the work trees (build/6.1.y/linux, build/6.12.y/linux) by
 # git_sha; make tree gives the same hashes on every machine.
 #   PLAN_TOOLCHAIN=gcc-12   the TuxMake toolchain (Debian 12's gcc is 12)
 set -euo pipefail
@@ -28,7 +28,7 @@ set -euo pipefail
 #   STAGE_LIST=<file>       read the stages from there (the self-tests)
 PLAN_TOOLCHAIN=${PLAN_TOOLCHAIN:-gcc-12}
 STAGE_LIST=${STAGE_LIST:-$TOP/ci/stages.tsv}
-dir=${PLAN_DIR:-$(line_dir 6.1 out)/plan}
+dir=${PLAN_DIR:-$OUT_ALL/plan}
 venv=$TOP/build/venv
 rm -rf "$dir"
 mkdir -p "$dir/kconfig"
@@ -56,15 +56,13 @@ device() { case $1 in um) echo - ;; *) echo "qemu-$1" ;; esac; }
 
 for l in $LINES; do
 	# The line's settings, from ci/lib.sh as every other script gets them.
-	tree=$(lvar "$l" TREE) kunitd=$(lvar "$l" KUNITD) archs=$(lvar "$l" PATCHCHECK_ARCHES)
+	tree=$(lvar "$l" TREE) archs=$(lvar "$l" PATCHCHECK_ARCHES)
 	smoke=$(lvar "$l" BENCH_SMOKE_DEFAULT) lineopt=$(lvar "$l" LINEOPT)
 	# The plan names the line's commits: bring the work tree up to date.
 	LINE=$l bash "$TOP/ci/tree.sh" || die "the $l.y work tree is not up to date" "make$lineopt tree"
 	git -C "$tree" rev-parse -q --verify HEAD >/dev/null || die "no work tree $tree" "make$lineopt tree"
 	tip=$(git -C "$tree" rev-parse HEAD)
-	stage_re="^kunit-"
-	[ "$l" = 6.1 ] || stage_re="^$l:kunit-"
-	kunitcfgs=("$kunitd"/*.kunitconfig)
+	stage_re="^$l:kunit-"
 
 	# The KUnit rows: one job per stage.
 	awk -F'\t' -v re="$stage_re" '!/^#/ && $1 ~ re { print $1 }' "$STAGE_LIST" |
@@ -73,12 +71,8 @@ for l in $LINES; do
 		arch=${rest%%-*}
 		variant=${rest#"$arch"}
 		variant=${variant#-}
-		frags=("${kunitcfgs[@]}")
-		[ ! -f "$TOP/configs/$arch.config" ] || frags+=("$TOP/configs/$arch.config")
-		if [ -n "$variant" ]; then
-			[ -f "$TOP/configs/$variant.config" ] || die "stage $st: no configs/$variant.config"
-			frags+=("$TOP/configs/$variant.config")
-		fi
+		fl=$(config_fragments "$l" "$arch" "$variant") || die "stage $st: its config fragments are missing"
+		mapfile -t frags <<< "$fl"
 		k=$dir/kconfig/$l-kunit-$rest
 		kconfig_list "$k" "$tree" "$arch" "${frags[@]}"
 		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$l.y kunit-$rest" "$l.y-kunit-$rest" "$tip" \
@@ -87,8 +81,8 @@ for l in $LINES; do
 
 	# The per-patch builds: one job per arch, a build per patch.
 	for arch in x86_64 $archs; do
-		frags=("${kunitcfgs[@]}")
-		[ ! -f "$TOP/configs/$arch.config" ] || frags+=("$TOP/configs/$arch.config")
+		fl=$(config_fragments "$l" "$arch") || die "$l: the config fragments of $arch are missing"
+		mapfile -t frags <<< "$fl"
 		k=$dir/kconfig/$l-patch-$arch
 		kconfig_list "$k" "$tree" "$arch" "${frags[@]}"
 		for s in $PATCHCHECK_KCONFIG; do echo "CONFIG_$s=y" >> "$k"; done

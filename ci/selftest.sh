@@ -7,7 +7,7 @@
 #     unexported commits are refused;
 #   - codegen.py on two tiny objects: a new indirect call and a changed copy
 #     primitive fail the audit unless the allow file names them;
-#   - the mainline check (6.12.y): a conflict ci/mainline-expected does not
+#   - the mainline check (6.12.y): a conflict ci/6.12.y/mainline-expected does not
 #     list, and a listed one that does not happen, each fail it;
 #   - make plan follows ci/stages.tsv (one more KUnit stage, one more job),
 #     and its validator refuses a plan with an unknown device or arch,
@@ -118,7 +118,7 @@ sed -i 's/^-\treturn 2;/-\treturn 3;/' "$work/patches/0002-lib-two-returns-22.pa
 expect tree-broken-patch 1 'patch 0002-lib-two-returns-22.patch does not apply.*' -- env FORCE=1 \
 	KERNEL_SRC="$mini" TREE="$work/linux" PATCHES="$work/patches" bash "$TOP/ci/tree.sh"
 expect tree-broken-patch-repro 0 'reproduce with: git -C .* am --3way .*0002-lib-two-returns-22.patch' -- cat "$work/out.tree-broken-patch"
-expect lint-tree-disagrees 1 'build/linux and patches/ disagree' -- t lint
+expect lint-tree-disagrees 1 '/linux and .*/patches/ disagree' -- t lint
 
 # KERNEL_SRC may be a git checkout: its HEAD's content becomes the base.
 git -C "$mini" init -q && git -C "$mini" add -A &&
@@ -168,12 +168,12 @@ printf 't.o\twalk\tindirect\ttest\nt.o\tcp\tcopy\ttest\n' > "$work/cg/allow-both
 cg() { python3 "$TOP/ci/codegen.py" --base="$work/cg/base" --tip="$work/cg/tip" --out="$work/cg/out" "$@" t.o; }
 expect codegen-new-indirect 1 't.o: walk: indirect' -- cg --allow="$work/cg/allow-none"
 expect codegen-copy-changed 1 't.o: cp: copy: memcpy x1 -> inline rep movsq' -- cg --allow="$work/cg/allow-none"
-expect codegen-allowed 0 'allowed by ci/codegen-allow: t.o: walk: indirect' -- cg --allow="$work/cg/allow-both"
+expect codegen-allowed 0 'allowed by .*/allow-both: t.o: walk: indirect' -- cg --allow="$work/cg/allow-both"
 
 # --- the mainline check's judge: an unlisted conflict and a vanished one fail -------
 if [ -d "$(line_dir 6.12 build)/linux/.git" ]; then
-	grep -v 'kunit_iov_iter' "$TOP/ci/mainline-expected" > "$work/ml-missing"
-	{ cat "$TOP/ci/mainline-expected"; printf 'no such patch\tlib/iov_iter.c\n'; } > "$work/ml-extra"
+	grep -v 'kunit_iov_iter' "$(line_dir 6.12 ci)/mainline-expected" > "$work/ml-missing"
+	{ cat "$(line_dir 6.12 ci)/mainline-expected"; printf 'no such patch\tlib/iov_iter.c\n'; } > "$work/ml-extra"
 	mlc() { env LINE=6.12 TREE= PATCHES= OUT="$work/ml" MAINLINE_EXPECTED="$1" bash "$TOP/ci/mainline-check.sh"; }
 	expect mainline-new-conflict 1 'does not list: .*lib/kunit_iov_iter.c' -- mlc "$work/ml-missing"
 	expect mainline-conflict-gone 1 'did not happen: no such patch' -- mlc "$work/ml-extra"
@@ -200,7 +200,7 @@ sed '0,/target_arch: um/s//target_arch: um64/' "$work/plan/ok.yaml" > "$work/pla
 expect plan-unknown-arch 1 'Unsupported architecture: um64' -- pv "$work/plan/arch.yaml"
 # The plan follows ci/stages.tsv: one more KUnit stage is one more job.
 if [ -d "$(line_dir 6.12 build)/linux/.git" ]; then
-	{ cat "$TOP/ci/stages.tsv"; printf 'kunit-arm64-kasan\tfull\t1\t1\n'; } > "$work/plan/stages.tsv"
+	{ cat "$TOP/ci/stages.tsv"; printf '6.1:kunit-arm64-kasan\tfull\t1\t1\n'; } > "$work/plan/stages.tsv"
 	# The counts of the plan of ci/stages.tsv as it is, plus one of each.
 	counts=$(env PLAN_DIR="$work/plan/now" bash "$TOP/ci/plan.sh" 2>&1 |
 		sed -n 's/.*plan\.yaml: \([0-9]*\) jobs, \([0-9]*\) builds.*/\1 \2/p' | tail -n1)
@@ -228,9 +228,9 @@ printf 'patchcheck\tPASS\tpatch0003:checkpatch\n' >> "$kr/stage-results.tsv"
 expect kcidb-patch-past-end 1 'names patch 3 of 2' -- kc
 
 # --- which per-patch suites are full-tier only, under pipefail ------------------
-# The first subject of ci/abi-tail: grep -q used to stop reading there, the
+# The first subject of ci/6.1.y/abi-tail: grep -q used to stop reading there, the
 # writer died of SIGPIPE, and pipefail turned the match into "no".
-first_tail=$(grep -v '^#' "$TOP/ci/abi-tail" | head -n1 | cut -f1)
+first_tail=$(grep -v '^#' "$LINED/abi-tail" | head -n1 | cut -f1)
 # shellcheck disable=SC2016 # $1 and $2 are the inner shell's arguments
 expect full-only-kunit-tail 0 '' -- bash -c 'set -euo pipefail; . "$1/ci/lib.sh"; full_only_kunit "$2"' _ "$TOP" "$first_tail"
 # shellcheck disable=SC2016

@@ -3,7 +3,7 @@
 # with scripts/bloat-o-meter (x86_64 KUnit configuration).  Writes
 # out/sizes/table.txt (one row per patch, net bytes per object),
 # out/sizes/NNNN-<object>.txt (bloat-o-meter's per-function output) and puts
-# the table into patches/cover-letter.txt between its markers.
+# the table into patches/6.1.y/cover-letter.txt between its markers.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

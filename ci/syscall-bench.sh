@@ -7,11 +7,11 @@
 # {results.tsv,table.md,boot-*.log}.
 #
 #   base    the tree at the benchmark patch (as make bench)
-#   series  the tip of build/linux
+#   series  the tip of build/6.1.y/linux
 #
 #   SYSCALL_BOOTS=2   boots per kernel
 #   SYSCALL_ITERS=200 calls per case and boot (the SYSCALL_SMOKE=1 run: 5)
-#   SYSCALL_BASE=<commit of build/linux>  compare with that commit instead
+#   SYSCALL_BASE=<commit of build/6.1.y/linux>  compare with that commit instead
 #                     of the benchmark patch (for example the tip without its
 #                     last patches: SYSCALL_BASE=HEAD~2); SYSCALL_OUT=<dir>
 #                     writes the results there instead of out/syscall
@@ -19,7 +19,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 repro="bash ci/syscall-bench.sh"
-SD=$TOP/build/syscall
+SD=$LB/syscall
 dest=${SYSCALL_OUT:-$OUT/syscall}
 boots=${SYSCALL_BOOTS:-2}
 iters=${SYSCALL_ITERS:-200}
@@ -32,7 +32,7 @@ mkdir -p "$SD" "$dest"
 [ -d "$TREE/.git" ] || die "$TREE does not exist" "make$LINEOPT tree"
 if [ -n "${SYSCALL_BASE:-}" ]; then
 	base_rev=$(tgit rev-parse --verify -q "$SYSCALL_BASE^{commit}") ||
-		die "SYSCALL_BASE=$SYSCALL_BASE is not a commit of build/linux" "$repro"
+		die "SYSCALL_BASE=$SYSCALL_BASE is not a commit of build/6.1.y/linux" "$repro"
 	repro="SYSCALL_BASE=$SYSCALL_BASE $repro"
 else
 	base_rev=$(bench_base_rev) || die "no commit in base..HEAD adds CONFIG_IOV_ITER_BENCH_KUNIT_TEST" "$repro"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The KUnit suites (x86_64) at each patch of the ABI-changing tail but the
-# last (the patches ci/abi-tail lists), and at the patches of
-# ci/kunit-full-only.  make check's patchcheck runs the suites at every
+# last (the patches ci/6.1.y/abi-tail lists), and at the patches of
+# ci/6.1.y/kunit-full-only.  make check's patchcheck runs the suites at every
 # other patch that changes what the KUnit kernel contains, and at the tip;
 # these commits run in make check-full only (Documentation/testing.md, the
 # budget): most of them change <linux/uio.h> and rebuild most of the
@@ -36,5 +36,5 @@ for c in $(tgit rev-list --reverse base..HEAD); do
 		fail=1
 	fi
 done
-echo "tail-kunit: $ran patch(es) tested (ci/abi-tail, ci/kunit-full-only)"
+echo "tail-kunit: $ran patch(es) tested (ci/$LINE_NAME/abi-tail, ci/$LINE_NAME/kunit-full-only)"
 exit "$fail"

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# make tree [LINE=6.12]: create the line's work tree (build/linux for
-# 6.1.y, build/6.12/linux for 6.12.y), a git repository of the line's base
+# make tree [LINE=6.12]: create the line's work tree (build/<line>/linux), a
+# git repository of the line's base
 # with a reproducible base commit (tag "base"), and apply the line's
-# series (patches/series, patches/6.12.y/series) to it.
+# series (patches/<line>/series) to it.
 #
 #   KERNEL_SRC=<dir>  use this tree instead of Debian's linux-source-<line>
-#   FORCE=1           discard commits in build/linux that were never exported
+#   FORCE=1           discard commits in the work tree that were never exported
 #                     (they stay reachable as refs/backup/<date>)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -48,7 +48,7 @@ for p in $(series_list "$PATCHES/series"); do
 	[ -f "$PATCHES/$p" ] || die "$PATCHES/series lists $p, which does not exist" "make$LINEOPT lint"
 done
 
-# --- Protect work that is only in build/linux ---------------------------------
+# --- Protect work that is only in the work tree ------------------------------
 if [ -d "$TREE/.git" ]; then
 	if [ -d "$TREE/.git/rebase-apply" ]; then
 		[ "$FORCE" = 1 ] || die "$TREE has a git am in progress: finish it (git am --continue/--abort) or use FORCE=1"
@@ -125,7 +125,7 @@ fi
 digest=$(patches_digest)
 if [ "$(tgit rev-parse -q --verify HEAD)" = "$(tgit rev-parse -q --verify refs/patchq/synced || true)" ] &&
    [ "$(cat "$TREE/.git/patchq-digest" 2>/dev/null)" = "$digest" ]; then
-	log "$TREE is up to date with patches/series ($(tgit rev-list --count base..HEAD) patches)"
+	log "$TREE is up to date with ${PATCHES#"$TOP"/}/series ($(tgit rev-list --count base..HEAD) patches)"
 	exit 0
 fi
 

@@ -33,7 +33,7 @@ lineopt=
 lo=$(line_dir "$line" out) || die "TUXMAKE_ROW=$ROW: unknown line $line"
 lb=$(line_dir "$line" build)
 tree=$lb/linux
-res=$(line_dir 6.1 out)/tuxmake/$ROW
+res=$OUT_ALL/tuxmake/$ROW
 bdir=$lb/tuxmake/$name
 rm -rf "$res"
 mkdir -p "$res"
@@ -42,7 +42,7 @@ result() { printf '%s\t%s\n' "$1" "tuxmake:$ROW:$2" >> "$res/results.tsv"; }
 
 # The plan (cheap to make) names the commit and holds the row's parameters.
 bash "$TOP/ci/plan.sh" > "$res/plan.log" 2>&1 || { cat "$res/plan.log" >&2; die "make plan failed" "make plan"; }
-plan=$(line_dir 6.1 out)/plan/plan.yaml
+plan=$OUT_ALL/plan/plan.yaml
 mapfile -t args < <("$venv/bin/python3" "$TOP/ci/tuxplan.py" tuxmake-args "$plan" "$ROW") ||
 	die "the plan has no build $ROW" "$venv/bin/python3 ci/tuxplan.py tuxmake-args ${plan#"$TOP"/} $ROW"
 [ ${#args[@]} -gt 0 ] || die "the plan has no build $ROW" "make plan"

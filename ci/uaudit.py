@@ -6,7 +6,7 @@ Inputs (ci/uaudit.sh writes the first three):
                ("base" for the base)
   --hits       blob, kind, path, line, function, expression: spatch's hits
   --commits    commit, subject of each patch, in order
-  --explained  ci/uaudit-explained: kind, file, function, expression,
+  --explained  ci/6.1.y/uaudit-explained: kind, file, function, expression,
                verdict, reason (tab-separated; # comments).  The verdict is
                "safe", or "until <subject>": acceptable only before the patch
                with that subject, which makes the read reachable with an
@@ -14,7 +14,7 @@ Inputs (ci/uaudit.sh writes the first three):
 Fails on a hit with no explanation, on an "until" hit at or after its patch,
 on an "until" subject the series does not have, and on an explanation that
 matches nothing at any commit.  Writes results (PASS/FAIL lines) and the
-markdown table of Documentation/porting.md.
+markdown table of Documentation/6.1.y/porting.md.
 """
 import argparse
 import collections
