@@ -2,7 +2,7 @@
 # scripts in ci/; each target is one of them.  See README.md.
 
 ARCH ?= x86_64
-export LINE TUXMAKE_ROW KCIDB_RUN KCIDB_ORIGIN KCIDB_PATCH_URL KCIDB_GIT_REPO NATIVE_SMOKE NATIVE_ARGS ARCH VARIANT REV KERNEL_SRC FORCE PATCHCHECK_KUNIT PATCHCHECK_FROM MBOX_CHECK COVER_CHECK NOTES_CHECK STAGES TIER
+export LINE TUXMAKE_ROW KCIDB_RUN KCIDB_ORIGIN KCIDB_PATCH_URL KCIDB_GIT_REPO NATIVE_SMOKE NATIVE_ARGS ARCH VARIANT REV KERNEL_SRC FORCE PATCHCHECK_KUNIT PATCHCHECK_FROM MBOX_CHECK COVER_CHECK NOTES_CHECK STAGES TIER NOCACHE
 
 .PHONY: help deps tree export lint kunit selftest mutants patchcheck sizes abi uaudit divergence mainline-check codegen native mbox range-diff post notes docs plan tuxmake kcidb check check-full bench
 
@@ -10,8 +10,8 @@ help:
 	@echo 'Every target takes LINE=<line> (the lines: the directories ci/*/ with a line.conf, named without .y: 6.1, 6.12); the default is LINE=6.1.'
 	@echo 'A line lives in patches/<line>.y/, kunit/<line>.y/, ci/<line>.y/, build/<line>.y/, out/<line>.y/ (README.md, Layout).'
 	@echo 'make check without LINE runs every line and the project-wide stages; make check LINE=6.12 only that line.'
-	@echo 'make check    what CI runs: lint, self-tests, per-patch checks (um/i386/arm64 builds), module ABI, the Coccinelle ITER_UBUF audit, KUnit on x86_64 (with the benchmarks at smoke size); 6.12.y: the mainline check, b4, KUnit on x86_64; the TuxSuite plan and the KCIDB file, validated'
-	@echo 'make check-full  every stage: make check plus the full tier of ci/stages.tsv (arm64, KASAN, um, mutants, i386, s390, bench-smoke, native-smoke, codegen; 6.12.y: per-patch checkpatch, builds and suites, i386, arm64, mutants; the tuxmake row); quotes itself in the cover letter'
+	@echo 'make check    what CI runs: per line: lint, per-patch checks and builds (6.1.y: um/i386/arm64; 6.12.y: i386/arm64), KUnit at the tip (6.1.y: x86_64, i386 kmap-force, arm64; 6.12.y: x86_64 with KASAN), 6.1.y: module ABI, the Coccinelle ITER_UBUF audit, b4; 6.12.y: the mainline check, b4; then self-tests, docs, the TuxSuite plan and the KCIDB file.  Deterministic checks are replayed from the verdict cache when their inputs passed before (NOCACHE=1: run them all)'
+	@echo 'make check-full  every stage, never reading the verdict cache: make check plus the full tier of ci/stages.tsv (KUnit at every patch, KASAN, um, i386, s390, mutants, bench-smoke, native-smoke, codegen, sizes; 6.12.y: plain x86_64, i386, arm64, mutants; the tuxmake row); quotes itself in the cover letter'
 	@echo 'make bench    benchmark base vs series: the native harness (cycles, CIs) and icount (instructions, overheads)'
 	@echo 'make native   the native A/B harness alone (bench/native/)   [NATIVE_SMOKE=1] [NATIVE_ARGS=...]'
 	@echo 'make codegen  codegen audit of the changed objects, base vs tip, into the cover letter   [COVER_CHECK=1]'
@@ -22,7 +22,7 @@ help:
 	@echo 'make kunit    one KUnit run   ARCH=x86_64|um|i386|arm64|s390 [VARIANT=name] [REV=commit]'
 	@echo 'make selftest self-tests of the ci/ glue'
 	@echo 'make mutants  prove the KUnit suite catches deliberate bugs (ci/<line>/mutations)'
-	@echo 'make patchcheck  per patch: checkpatch, W=1 + sparse and kernel-doc deltas, um/i386/arm64 builds [PATCHCHECK_KUNIT=1]'
+	@echo 'make patchcheck  per patch: checkpatch, W=1 + sparse and kernel-doc deltas, the line'"'"'s arch builds [PATCHCHECK_KUNIT=1: and KUnit; =only: KUnit alone]'
 	@echo 'make sizes    bloat-o-meter per patch into the cover letter   [COVER_CHECK=1: only check it]'
 	@echo 'make abi      module ABI (abidiff, arm64) per patch; the prefix must keep it   [COVER_CHECK=1]'
 	@echo 'make uaudit   Coccinelle: every read that could mistake ITER_UBUF for an array type, at the base and every patch, against ci/<line>/uaudit-explained'

@@ -20,6 +20,10 @@ set -euo pipefail
 TIER=${TIER:-ci}
 STAGE_LIST=${STAGE_LIST:-$TOP/ci/stages.tsv}
 BUDGET_COLD=3600 BUDGET_WARM=1800
+# With the verdict cache (ci/verdict.sh) warm too: nothing changed (every
+# check replayed), and one patch of one line edited (at least half of the
+# checks replayed).
+BUDGET_UNCHANGED=600 BUDGET_EDIT=900
 # A run (or stage) counts as warm when ccache served this share of its
 # compilations.
 WARM_HIT_PCT=90
@@ -66,6 +70,9 @@ summary=$dir/summary.tsv
 : > "$summary"
 : > "$dir/results.tsv"
 : > "$dir/stage-results.tsv"
+# The verdict cache (ci/verdict.sh) notes each hit and miss here.
+export VERDICT_LOG=$dir/verdicts.tsv
+: > "$VERDICT_LOG"
 t0=$(date +%s)
 {
 	echo "target=$target"
@@ -95,10 +102,11 @@ hit_pct() {
 # ccache hit rate and status; a stage that failed without a FAIL result
 # counts as one failure.
 run_stage() {
-	local name=$1 results=$2 rc=0 start c0 c1 share pct
+	local name=$1 results=$2 rc=0 start c0 c1 share pct v0 hits checks saved
 	shift 2
 	start=$(date +%s)
 	c0=$(ccache_counts)
+	v0=$(wc -l < "$VERDICT_LOG")
 	printf '\n=== %s ===\n' "$name"
 	"$@" || rc=$?
 	c1=$(ccache_counts)
@@ -123,43 +131,59 @@ run_stage() {
 	else
 		share=$(stage_field "$name" 3)
 	fi
-	printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$(($(date +%s) - start))" \
-		"$([ $rc = 0 ] && echo pass || echo FAIL)" "${share:--}" "$pct" >> "$summary"
+	# The verdict cache's share of the stage: checks replayed of checks
+	# looked up, and the seconds the replayed ones took when they ran.
+	read -r hits checks saved < <(tail -n +"$((v0 + 1))" "$VERDICT_LOG" |
+		awk -F'\t' '{ n++ } $1 == "hit" { h++; s += $2 } END { print h + 0, n + 0, s + 0 }')
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$(($(date +%s) - start))" \
+		"$([ $rc = 0 ] && echo pass || echo FAIL)" "${share:--}" "$pct" \
+		"$([ "$checks" = 0 ] && echo - || echo "$hits/$checks")" "$([ "$checks" = 0 ] && echo - || echo "$saved")" >> "$summary"
 	return "$rc"
 }
 
 pct_text() { if [ "$1" = - ]; then echo -; else echo "$1%"; fi; }
 
 finish() {
-	local p f s total over=0 n sec st share pct flag warm=0
+	local p f s total over=0 n sec st share pct flag warm=0 vh vn vs budget kind
 	total=$(($(date +%s) - t0))
 	# shellcheck disable=SC2086,SC2046
 	pct=$(hit_pct $c_start $(ccache_counts))
 	# The whole run is judged warm as a stage is (ccache served >= 90%, or
 	# nothing was compiled): the table's budget and the warning agree.
 	if [ "$pct" = - ] || [ "$pct" -ge "$WARM_HIT_PCT" ]; then warm=1; fi
+	read -r vh vn vs < <(awk -F'\t' '{ n++ } $1 == "hit" { h++; s += $2 } END { print h + 0, n + 0, s + 0 }' "$VERDICT_LOG")
+	# The budget that applies to the whole run.
+	if [ "$warm" = 1 ] && [ "$vn" -gt 0 ] && [ "$vh" = "$vn" ]; then
+		budget=$BUDGET_UNCHANGED kind='warm, every check replayed'
+	elif [ "$warm" = 1 ] && [ "$vn" -gt 0 ] && [ $((2 * vh)) -ge "$vn" ]; then
+		budget=$BUDGET_EDIT kind='warm, most checks replayed (an edit)'
+	elif [ "$warm" = 1 ]; then
+		budget=$BUDGET_WARM kind='warm ccache'
+	else
+		budget=$BUDGET_COLD kind=cold
+	fi
 	{
-		printf '\n%-22s %8s %8s %7s  %s\n' stage seconds share ccache status
-		while IFS=$'\t' read -r n sec st share pct_; do
+		printf '\n%-26s %8s %8s %7s %9s %7s  %s\n' stage seconds share ccache 'hits' saved status
+		while IFS=$'\t' read -r n sec st share pct_ rh rs; do
 			flag=
 			if [ "$share" != - ] && [ "$sec" -gt "$share" ]; then
 				flag='  OVER ITS SHARE'
 				over=$((over + 1))
 			fi
-			printf '%-22s %8s %8s %7s  %s%s\n' "$n" "$sec" "$share" "$(pct_text "$pct_")" "$st" "$flag"
+			printf '%-26s %8s %8s %7s %9s %7s  %s%s\n' "$n" "$sec" "$share" "$(pct_text "$pct_")" "$rh" "$rs" "$st" "$flag"
 		done < "$summary"
-		printf '%-22s %8s %8s %7s\n' total "$total" \
-			"$([ "$warm" = 1 ] && echo $BUDGET_WARM || echo $BUDGET_COLD)" "$(pct_text "$pct")"
-		echo "(share: the stage's budget in ci/stages.tsv, cold or warm by its ccache hit rate; ccache: compilations ccache served)"
-		if [ "$total" -gt "$BUDGET_COLD" ]; then
-			echo "check: WARNING: $target took ${total} s, over the cold CI budget of $BUDGET_COLD s (60 minutes)"
-		elif [ "$warm" = 1 ] && [ "$total" -gt "$BUDGET_WARM" ]; then
-			echo "check: WARNING: $target took ${total} s with a warm ccache, over the warm CI budget of $BUDGET_WARM s (30 minutes)"
+		printf '%-26s %8s %8s %7s %9s %7s\n' total "$total" "$budget" "$(pct_text "$pct")" "$vh/$vn" "$vs"
+		echo "(share: the stage's budget in ci/stages.tsv, cold or warm by its ccache hit rate; ccache: compilations ccache served;"
+		echo " hits: checks replayed from the verdict cache of those looked up (ci/verdict.sh), saved: the seconds they took when they ran)"
+		if [ "$total" -gt "$budget" ]; then
+			echo "check: WARNING: $target took ${total} s, over the budget of a run of this kind ($kind): $budget s"
 		fi
 		[ "$over" = 0 ] || echo "check: WARNING: $over stage(s) over their share of the budget (ci/stages.tsv)"
 	} | tee "$dir/budget.txt"
 	{
 		echo "seconds=$total"
+		echo "budget=$budget ($kind)"
+		echo "verdicts_replayed=$vh/$vn"
 		echo "ccache_hit_pct=$pct"
 		echo "stages=$(cut -f1 "$summary" | paste -sd' ' -)"
 	} >> "$dir/run.env"
@@ -215,7 +239,8 @@ for st in $STAGES; do
 	lint) run_stage "$st" - "${lenv[@]}" bash "$TOP/ci/lint.sh" || true ;;
 	selftest) run_stage "$st" "$lo/selftest/results.tsv" "${lenv[@]}" bash "$TOP/ci/selftest.sh" || true ;;
 	bench-smoke) run_stage "$st" "$lo/bench-smoke/results.tsv" "${lenv[@]}" BENCH_SMOKE=1 bash "$TOP/ci/bench.sh" || true ;;
-	patchcheck) run_stage "$st" "$lo/patchcheck/results.tsv" "${lenv[@]}" PATCHCHECK_KUNIT=1 bash "$TOP/ci/patchcheck.sh" || true ;;
+	patchcheck) run_stage "$st" "$lo/patchcheck/results.tsv" "${lenv[@]}" PATCHCHECK_KUNIT=0 bash "$TOP/ci/patchcheck.sh" || true ;;
+	patch-kunit) run_stage "$st" "$lo/patch-kunit/results.tsv" "${lenv[@]}" PATCHCHECK_KUNIT=only bash "$TOP/ci/patchcheck.sh" || true ;;
 	checkpatch) run_stage "$st" "$lo/patchcheck/results.tsv" "${lenv[@]}" PATCHCHECK_BUILD=0 bash "$TOP/ci/patchcheck.sh" || true ;;
 	sizes) run_stage "$st" - "${lenv[@]}" COVER_CHECK=1 bash "$TOP/ci/sizes.sh" || true ;;
 	abi) run_stage "$st" "$lo/abi/results.tsv" "${lenv[@]}" COVER_CHECK=1 bash "$TOP/ci/abi.sh" || true ;;
@@ -230,7 +255,6 @@ for st in $STAGES; do
 	tuxmake) run_stage "$st" "$lo/tuxmake/6.1.y-kunit-x86_64/results.tsv" "${lenv[@]}" TUXMAKE_ROW=6.1.y-kunit-x86_64 bash "$TOP/ci/tuxmake.sh" || true ;;
 	kcidb) run_stage "$st" - "${lenv[@]}" KCIDB_RUN="$dir" bash "$TOP/ci/kcidb.sh" || true ;;
 	mutants) run_stage "$st" "$lo/mutants/results.tsv" "${lenv[@]}" bash "$TOP/ci/mutants.sh" || true ;;
-	tail-kunit) run_stage "$st" "$lo/tail-kunit/results.tsv" "${lenv[@]}" bash "$TOP/ci/tail-kunit.sh" || true ;;
 	kunit-*)
 		# kunit-<arch>[-<variant>]
 		rest=${base#kunit-}

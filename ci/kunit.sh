@@ -27,12 +27,23 @@
 #                         1 MiB x 2 samples)
 #   KUNIT_BUILD_DIR       with KUNIT_NO_BUILD=1: run the kernel built in this
 #                         directory (make tuxmake boots tuxmake's build)
+#   KUNIT_SEED            the seed of the randomised tests (default: derived
+#                         from the tree id, so a tree always gets the same
+#                         seed and a new tree a new one; 0: a random seed)
+#
+# A run that builds and runs a committed tree with the default arguments is
+# an entry of the verdict cache (ci/verdict.sh): the tree id, the config
+# fragments, the compiler and QEMU, and these scripts, lists and manifests
+# make its key, and a run whose key passed before is replayed from the
+# cache (NOCACHE=1 runs it).  make bench's runs, builds of a dirty tree and
+# KUNIT_SEED=0 are never cached.
 #
 # The benchmark suite (iov_iter_bench) is in every kernel: it runs at smoke
 # size unless KUNIT_KERNEL_ARGS sets its own sizes (make bench), and every
 # case that passes must print a well-formed line.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$TOP/ci/verdict.sh"
 
 ARCH=${ARCH:-x86_64}
 VARIANT=${VARIANT:-}
@@ -98,6 +109,26 @@ else
 fi
 kunit=(python3 "$src/tools/testing/kunit/kunit.py")
 
+# --- The seed, and the verdict cache ----------------------------------------------
+tree_id=$(git -C "$src" rev-parse "HEAD^{tree}")
+KUNIT_SEED=${KUNIT_SEED:-$((16#${tree_id:0:12} + 1))}
+vkey=
+if [ "${KUNIT_NO_BUILD:-0}${KUNIT_NO_RUN:-0}${KUNIT_CONFIG_ONLY:-0}" = 000 ] && [ "$KUNIT_SEED" != 0 ] &&
+	[ -z "${KUNIT_KERNEL_ARGS:-}${KUNIT_QEMU_ARGS:-}${KUNIT_ACCEL:-}${KUNIT_BUILD_DIR:-}" ] &&
+	[ -z "${BENCH_SMOKE_ARGS+set}" ] && [ -z "$(git -C "$src" status --porcelain --untracked-files=no)" ]; then
+	mapfile -t vfiles < <(printf '%s\n' "${cfgs[@]#--kunitconfig=}"; find "$KUNITD" -type f | LC_ALL=C sort)
+	vkey=$(verdict_key "kunit $LINE_NAME $name" "$tree_id" \
+		"$(hash_files "${vfiles[@]}") present=${KUNIT_PRESENT_SUITES:-} filter=${KUNIT_FILTER:-} smap=${KUNIT_SMAP:-1} timeout=${KUNIT_TIMEOUT:-300} seed=$KUNIT_SEED smoke=$BENCH_SMOKE_DEFAULT" \
+		"$(toolchain_id "${cross}gcc" python3 "$([ "$ARCH" = um ] || echo "qemu-system-$ARCH")")" \
+		"$(hash_files "$TOP/ci/kunit.sh" "$TOP/ci/lib.sh" "$TOP/ci/verdict.sh" "$TOP/ci/ktap_check.py" \
+			"$TOP/ci/bench_report.py" "$TOP/ci/kvm-probe.sh" "$TOP/ci/splat-denylist" "$TOP/ci/splat-allowlist")")
+	if verdict_replay "$vkey" "kunit $name${REV:+ at $REV}" "$outd/results.tsv" "$outd"; then
+		log "KUnit $name passed (replayed from the verdict cache)"
+		exit 0
+	fi
+fi
+vstart=$(date +%s)
+
 # --- Build ---------------------------------------------------------------------
 start=$(date +%s)
 if [ "${KUNIT_CONFIG_ONLY:-0}" = 1 ]; then
@@ -148,7 +179,7 @@ fi
 xargs_+=(${KUNIT_QEMU_ARGS:+--qemu_args="$KUNIT_QEMU_ARGS"})
 # Later arguments win: KUNIT_KERNEL_ARGS overrides the smoke sizes.
 BENCH_SMOKE_ARGS=${BENCH_SMOKE_ARGS-$BENCH_SMOKE_DEFAULT}
-for a in $BENCH_SMOKE_ARGS ${KUNIT_KERNEL_ARGS:-}; do xargs_+=(--kernel_args="$a"); done
+for a in $BENCH_SMOKE_ARGS "$KUNIT_MOD.seed=$KUNIT_SEED" ${KUNIT_KERNEL_ARGS:-}; do xargs_+=(--kernel_args="$a"); done
 log "running $name ($accel)"
 start=$(date +%s)
 set +e
@@ -192,3 +223,9 @@ if [ "$rc" != 0 ]; then
 	die "KUnit $name failed (raw log: ${outd#"$TOP"/}/raw.log)" "$repro"
 fi
 log "KUnit $name passed"
+if [ -n "$vkey" ]; then
+	printf 'KUnit %s passed (seed %s)\n' "$name" "$KUNIT_SEED" > "$outd/verdict.out"
+	mapfile -t vlogs < <(find "$outd" -maxdepth 1 -type f ! -name verdict.out)
+	verdict_store "$vkey" "kunit $name${REV:+ at $REV}" "$(($(date +%s) - vstart))" "$outd/results.tsv" \
+		"$outd/verdict.out" "${vlogs[@]}"
+fi

@@ -195,14 +195,6 @@ driverscfg() {
 	"$1/scripts/config" --file "$2/.config" "${args[@]}"
 }
 
-# full_only_kunit SUBJECT: true if the patch's per-patch KUnit run is in
-# make check-full only (ci/<line>/abi-tail, ci/<line>/kunit-full-only).  grep reads all
-# its input: with -q it would exit at the first match, the writer would die
-# of SIGPIPE, and under pipefail a match would read as no match.
-full_only_kunit() {
-	{ cut -f1 "$LINED/abi-tail"; sed -e '/^#/d' "$LINED/kunit-full-only"; } | grep -xF -- "$1" >/dev/null
-}
-
 # bench_base_rev: the base kernel of make bench, the first commit of the
 # series that has the benchmarks (CONFIG_IOV_ITER_BENCH_KUNIT_TEST).
 bench_base_rev() {

@@ -67,7 +67,7 @@ glue() {
 	mkdir -p "$gdir"
 	defs=(-DNB_TREE="$tree")
 	rev=$([ "$tree" = base ] && echo "$base_rev" || echo "$tip")
-	# (grep without -q: it reads all of git show's output, see full_only_kunit)
+	# (grep without -q: it reads all of git show's output; with -q git dies of SIGPIPE, and pipefail turns a match into "no")
 	if tgit show "$rev:net/core/datagram.c" | grep '^static size_t csum_and_copy_to_iter(' >/dev/null; then
 		# The checksum copies moved to net/: cut them out of
 		# datagram.c (from struct csum_state to csum_and_copy_to_iter())

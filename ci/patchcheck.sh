@@ -17,17 +17,29 @@
 #               must build on each; ci/6.1.y/arch-only lists the files an arch's
 #               Kconfig rules out.
 # With PATCHCHECK_KUNIT=1 the KUnit suite also runs (x86_64) at every patch
-# that changes a compiled file, Kconfig or Makefile (but those of
-# ci/6.1.y/abi-tail and ci/6.1.y/kunit-full-only, which ci/tail-kunit.sh runs).
+# that changes a compiled file, Kconfig or Makefile; PATCHCHECK_KUNIT=only
+# runs nothing else, at every patch but the tip (the kunit-x86_64 stage's),
+# with results in out/<line>/patch-kunit/ (the full tier's patch-kunit
+# stage: a per-patch suite rebuilds most of the kernel when the patch
+# changes <linux/uio.h>, which the cold CI budget cannot pay for every
+# patch; Documentation/testing.md).
 # With PATCHCHECK_BUILD=0 only checkpatch and kernel-doc run (no builds,
-# no KUnit): the 6.12.y line's make check stage (its builds are in
-# make check-full).
+# no KUnit).
 # PATCHCHECK_FROM=<rev> checks only the patches after <rev>.
-# Results: out/patchcheck/results.tsv and one log per patch and check.
+# Each patch's checks are one entry of the verdict cache (ci/verdict.sh,
+# patch_key below): a patch whose inputs passed before is replayed, not
+# checked again (NOCACHE=1 checks it).
+# Results: out/<line>/patchcheck/results.tsv and one log per patch and check.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$TOP/ci/verdict.sh"
 
-res=$OUT/patchcheck
+KMODE=${PATCHCHECK_KUNIT:-0}
+case $KMODE in
+0|1) res=$OUT/patchcheck ;;
+only) res=$OUT/patch-kunit ;;
+*) die "PATCHCHECK_KUNIT=$KMODE: 0, 1 or only" ;;
+esac
 wt=$LB/patchcheck/linux
 bdir=$LB/patchcheck/kunit/x86_64
 venv=$TOP/build/venv
@@ -38,10 +50,9 @@ mkdir -p "$res" "$bdir"
 export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1
 kmake=(make -s -C "$wt" O="$bdir" ARCH=x86_64 "CC=ccache gcc" -j"$(nproc)")
 
-kunit_config x86_64 "$bdir"
-patch_worktree "$wt" "$bdir"
 
-result() { printf '%s\t%s\n' "$1" "$2" >> "$res/results.tsv"; printf '%-4s %s%s\n' "$1" "$2" "${3:+: $3}"; }
+# result STATUS NAME [DETAIL]: one result of the patch being checked.
+result() { printf '%s\t%s\n' "$1" "$2" >> "$res/$tag.results"; printf '%-4s %s%s\n' "$1" "$2" "${3:+: $3}"; }
 
 # diags REV FILES...: W=1 + sparse diagnostics of FILES' objects at REV,
 # with line and column numbers dropped so that moved lines compare equal.
@@ -136,17 +147,10 @@ xbuild() {
 	"${xmake[@]}" "${objs[@]}"
 }
 
-# PATCHCHECK_FROM=<rev>: check only the patches after <rev> (numbered as in
-# the whole series), e.g. new commits on top of it.
-n=0 fail=0 checked=0
-from=$(tgit rev-parse "${PATCHCHECK_FROM:-base}")
-for c in $(tgit rev-list --reverse base..HEAD); do
-	n=$((n + 1))
-	tgit merge-base --is-ancestor "$c" "$from" && [ "$c" != "$(tgit rev-parse base)" ] && continue
-	checked=$((checked + 1))
-	subj=$(tgit log -1 --format=%s "$c")
-	tag=$(printf '%04d' "$n")
-	printf '\n--- patch %s: %s\n' "$tag" "$subj"
+# check_patch: every check of patch $c (number $tag, subject $subj), its
+# results in $res/$tag.results (the loop below adds them to results.tsv).
+check_patch() {
+	local files cfiles docfiles ign kd_new new arch t
 	files=$(tgit diff-tree --no-commit-id --name-only -r "$c")
 	cfiles=$(grep -E '\.c$' <<<"$files" || true)
 	# A header-only change is compiled through the file the series is about.
@@ -154,6 +158,7 @@ for c in $(tgit rev-list --reverse base..HEAD); do
 		cfiles=$(printf '%s\n' "$cfiles" lib/iov_iter.c | grep .)
 	fi
 	docfiles=$(grep -E '\.[ch]$' <<<"$files" || true)
+	[ "$KMODE" != only ] || { kunit_patch; return 0; }
 
 	# checkpatch
 	ign=$(awk -F'\t' -v n="$tag" '$0 !~ /^#/ && NF >= 2 && index(n, $1) == 1 {print $2}' "$CP_EXCEPTIONS" | paste -sd, -)
@@ -162,7 +167,6 @@ for c in $(tgit rev-list --reverse base..HEAD); do
 		result PASS "patch$tag:checkpatch" "$subj"
 	else
 		result FAIL "patch$tag:checkpatch" "$(grep -cE '^(ERROR|WARNING|CHECK)' "$res/$tag.checkpatch") finding(s), see ${res#"$TOP"/}/$tag.checkpatch"
-		fail=1
 	fi
 
 	# kernel-doc
@@ -175,13 +179,12 @@ for c in $(tgit rev-list --reverse base..HEAD); do
 		if [ -n "$kd_new" ]; then
 			printf '%s\n' "$kd_new" > "$res/$tag.kernel-doc"
 			result FAIL "patch$tag:kernel-doc" "$(head -n1 "$res/$tag.kernel-doc")"
-			fail=1
-		else
+			else
 			result PASS "patch$tag:kernel-doc" "$(wc -w <<<"$docfiles") file(s)"
 		fi
 	fi
 
-	[ "${PATCHCHECK_BUILD:-1}" = 1 ] || continue
+	[ "${PATCHCHECK_BUILD:-1}" = 1 ] || return 0
 
 	# The other architectures: does it build?
 	git -C "$wt" checkout -q -f --detach "$c"
@@ -191,8 +194,7 @@ for c in $(tgit rev-list --reverse base..HEAD); do
 			result PASS "patch$tag:build-$arch" "$(($(date +%s) - t)) s"
 		else
 			result FAIL "patch$tag:build-$arch" "$(grep -m1 -E 'error' "$res/$tag.build-$arch" || echo "see ${res#"$TOP"/}/$tag.build-$arch")"
-			fail=1
-		fi
+			fi
 	done
 
 	# W=1 + sparse, before and after
@@ -206,37 +208,38 @@ for c in $(tgit rev-list --reverse base..HEAD); do
 			# A file that does not compile at all would show the same
 			# error before and after: an error fails on its own.
 			result FAIL "patch$tag:w1-sparse" "does not compile: $(grep -m1 -E ': (fatal )?error:' "$res/$tag.after")"
-			fail=1
-		elif [ -n "$new" ]; then
+			elif [ -n "$new" ]; then
 			printf '%s\n' "$new" | sed 's/^/>> /' > "$res/$tag.new"
 			result FAIL "patch$tag:w1-sparse" "$(wc -l < "$res/$tag.new") new diagnostic(s): $(head -n1 "$res/$tag.new")"
-			fail=1
-		else
+			else
 			result PASS "patch$tag:w1-sparse" "$(wc -w <<<"$cfiles") file(s), no new W=1/sparse diagnostics"
 		fi
 	fi
 
-	# KUnit at this patch, where it changes what is compiled (a patch of
-	# documentation alone cannot change a result).  The tip is tested in
-	# the tip's own build directory, which kunit-x86_64 reuses, rather
-	# than rebuilt in build/rev.
-	if [ "${PATCHCHECK_KUNIT:-0}" = 1 ]; then
+	[ "$KMODE" != 1 ] || kunit_patch
+}
+
+# kunit_patch: KUnit (x86_64) at patch $c, where it changes what is
+# compiled (a patch of documentation alone cannot change a result).  The
+# tip is tested in the tip's own build directory, which kunit-x86_64
+# reuses, rather than rebuilt in build/rev.
+kunit_patch() {
+	local t
+	[ "$KMODE" != only ] || [ "$c" != "$(tgit rev-parse HEAD)" ] || return 0
+	{
 		if ! grep -qE '\.(c|h|S)$|(^|/)(Kconfig[^/]*|Makefile|Kbuild)$' <<<"$files"; then
-			printf 'SKIP\tpatch%s:kunit-x86_64\n' "$tag" >> "$res/results.tsv"
+			printf 'SKIP\tpatch%s:kunit-x86_64\n' "$tag" >> "$res/$tag.results"
 			echo "SKIP patch$tag:kunit-x86_64: no compiled file changed"
-		elif [ "$c" != "$(tgit rev-parse HEAD)" ] && full_only_kunit "$subj"; then
-			printf 'SKIP\tpatch%s:kunit-x86_64\n' "$tag" >> "$res/results.tsv"
-			echo "SKIP patch$tag:kunit-x86_64: in ci/$LINE_NAME/abi-tail or ci/$LINE_NAME/kunit-full-only; make check-full runs it (ci/tail-kunit.sh)"
 		elif ! in_kunit_kernel <<<"$files"; then
 			# Drivers the KUnit kernel does not contain (sound, hfi1,
 			# the USB gadgets): their patch builds above, and cannot
 			# change what the suite runs.
-			printf 'SKIP\tpatch%s:kunit-x86_64\n' "$tag" >> "$res/results.tsv"
+			printf 'SKIP\tpatch%s:kunit-x86_64\n' "$tag" >> "$res/$tag.results"
 			echo "SKIP patch$tag:kunit-x86_64: none of its files is in the KUnit kernel"
 		elif ! tgit cat-file -e "$c:$KUNIT_SRC" 2>/dev/null; then
 			# The fixes come before the tests: their tests run from
 			# the test patch on, and with the fix undone in ci/6.1.y/mutations.
-			printf 'SKIP\tpatch%s:kunit-x86_64\n' "$tag" >> "$res/results.tsv"
+			printf 'SKIP\tpatch%s:kunit-x86_64\n' "$tag" >> "$res/$tag.results"
 			echo "SKIP patch$tag:kunit-x86_64: the KUnit suites come later in the series"
 		elif t=$(date +%s) && REV=$([ "$c" = "$(tgit rev-parse HEAD)" ] || echo "$c") \
 			ARCH=x86_64 VARIANT='' RUN_NAME=patch$tag KUNIT_PRESENT_SUITES=1 \
@@ -244,11 +247,63 @@ for c in $(tgit rev-list --reverse base..HEAD); do
 			result PASS "patch$tag:kunit-x86_64" "built and ran in $(($(date +%s) - t)) s"
 		else
 			result FAIL "patch$tag:kunit-x86_64" "see ${res#"$TOP"/}/$tag.kunit"
-			fail=1
 		fi
-	fi
-done
-git -C "$wt" checkout -q -f --detach base
+	}
+}
 
-echo "patchcheck: $checked of $n patches checked, $(grep -c '^PASS' "$res/results.tsv") checks passed, $(grep -c '^FAIL' "$res/results.tsv" || true) failed"
-[ "$fail" = 0 ] || die "a per-patch check failed (logs: ${res#"$TOP"/}/)" "make$LINEOPT patchcheck"
+# patch_key: the verdict-cache key of patch $c's checks (ci/verdict.sh):
+# its tree and its parent's (the "before" of W=1 and kernel-doc), its
+# message (checkpatch reads it) and number (the results carry it); the
+# fragments and settings every per-patch build merges; the compilers,
+# sparse, codespell and QEMU; the scripts and lists the checks read.
+patch_key() {
+	local trees cfg cfgs tools scripts
+	trees="$(tgit rev-parse "$c^{tree}" "$c^^{tree}" | paste -sd' ' -) $tag $(tgit log -1 --format='%an <%ae>%n%B' "$c" | sha256sum | cut -c1-16)"
+	mapfile -t cfgs < <(find "$KUNITD" "$TOP/configs" -type f | LC_ALL=C sort)
+	cfg=$(hash_files "${cfgs[@]}")
+	cfg="$cfg arches=$PATCHCHECK_ARCHES kconfig=$PATCHCHECK_KCONFIG bench=$BENCH_KCONFIG build=${PATCHCHECK_BUILD:-1} kunit=${PATCHCHECK_KUNIT:-0}"
+	tools=$(toolchain_id gcc aarch64-linux-gnu-gcc s390x-linux-gnu-gcc sparse perl "$venv/bin/codespell" qemu-system-x86_64)
+	scripts=$(hash_files "$TOP/ci/patchcheck.sh" "$TOP/ci/lib.sh" "$TOP/ci/verdict.sh" "$TOP/ci/kunit.sh" \
+		"$TOP/ci/ktap_check.py" "$TOP/ci/kunit_kconfig.py" "$TOP/ci/kvm-probe.sh" "$TOP/ci/splat-denylist" \
+		"$TOP/ci/splat-allowlist" "$CP_EXCEPTIONS" "$LINED/arch-only")
+	verdict_key "patchcheck $LINE_NAME" "$trees" "$cfg" "$tools" "$scripts"
+}
+
+# PATCHCHECK_FROM=<rev>: check only the patches after <rev> (numbered as in
+# the whole series), e.g. new commits on top of it.
+n=0 checked=0 replayed=0 prepared=0
+from=$(tgit rev-parse "${PATCHCHECK_FROM:-base}")
+for c in $(tgit rev-list --reverse base..HEAD); do
+	n=$((n + 1))
+	tgit merge-base --is-ancestor "$c" "$from" && [ "$c" != "$(tgit rev-parse base)" ] && continue
+	checked=$((checked + 1))
+	subj=$(tgit log -1 --format=%s "$c")
+	tag=$(printf '%04d' "$n")
+	printf '\n--- patch %s: %s\n' "$tag" "$subj"
+	key=$(patch_key)
+	if verdict_replay "$key" "patch$tag" "$res/results.tsv" "$res"; then
+		replayed=$((replayed + 1))
+		continue
+	fi
+	t0=$(date +%s)
+	if [ "$prepared" = 0 ] && [ "$KMODE" != only ]; then
+		# The worktree and the configuration, at the first patch that
+		# is not replayed.
+		kunit_config x86_64 "$bdir"
+		patch_worktree "$wt" "$bdir"
+		prepared=1
+	fi
+	: > "$res/$tag.results"
+	if ! check_patch > "$res/$tag.out" 2>&1; then
+		echo "patchcheck: the checks of patch $tag stopped early" >> "$res/$tag.out"
+		printf 'FAIL\tpatch%s:patchcheck\n' "$tag" >> "$res/$tag.results"
+	fi
+	cat "$res/$tag.out"
+	cat "$res/$tag.results" >> "$res/results.tsv"
+	mapfile -t logs < <(find "$res" -maxdepth 1 -name "$tag.*" ! -name "$tag.results" ! -name "$tag.out")
+	verdict_store "$key" "patch$tag" "$(($(date +%s) - t0))" "$res/$tag.results" "$res/$tag.out" "${logs[@]}"
+done
+[ "$prepared" = 0 ] || git -C "$wt" checkout -q -f --detach base
+
+echo "patchcheck: $checked of $n patches checked ($replayed replayed from the verdict cache), $(grep -c '^PASS' "$res/results.tsv") checks passed, $(grep -c '^FAIL' "$res/results.tsv" || true) failed"
+! grep -q '^FAIL' "$res/results.tsv" || die "a per-patch check failed (logs: ${res#"$TOP"/}/)" "make$LINEOPT patchcheck"

@@ -15,8 +15,11 @@
 #   - make kcidb writes valid KCIDB for a tiny run (a per-patch build
 #     failure is a failed build of that patch's checkout), and refuses a bad
 #     origin and a result naming a patch the series does not have;
-#   - full_only_kunit names the ABI tail under pipefail (grep -q lost it);
 #   - make deps stops on a disk without room;
+#   - the verdict cache (ci/verdict.sh): a second run with the same key is
+#     replayed (results and logs), and a change of the tree, the config,
+#     the toolchain or the scripts reruns the check, as do NOCACHE=1, make
+#     check-full (TIER=full) and a key whose last run failed;
 #   - shellcheck on every script.
 # Writes PASS/FAIL lines to out/selftest/results.tsv.
 set -euo pipefail
@@ -228,16 +231,47 @@ printf 'patchcheck\tPASS\tpatch0003:checkpatch\n' >> "$kr/stage-results.tsv"
 expect kcidb-patch-past-end 1 'names patch 3 of 2' -- kc
 
 # --- which per-patch suites are full-tier only, under pipefail ------------------
-# The first subject of ci/6.1.y/abi-tail: grep -q used to stop reading there, the
-# writer died of SIGPIPE, and pipefail turned the match into "no".
-first_tail=$(grep -v '^#' "$LINED/abi-tail" | head -n1 | cut -f1)
-# shellcheck disable=SC2016 # $1 and $2 are the inner shell's arguments
-expect full-only-kunit-tail 0 '' -- bash -c 'set -euo pipefail; . "$1/ci/lib.sh"; full_only_kunit "$2"' _ "$TOP" "$first_tail"
-# shellcheck disable=SC2016
-expect full-only-kunit-other 1 '' -- bash -c 'set -euo pipefail; . "$1/ci/lib.sh"; full_only_kunit "no such subject"' _ "$TOP"
 
 # --- make deps refuses a disk without room --------------------------------------
 expect deps-disk-full 1 'GiB free on the file system' -- env DISK_MIN_GIB=1000000 bash "$TOP/ci/deps.sh"
+
+# --- the verdict cache: a changed key part reruns, a hit replays -------------------
+# vc TREE CONFIG TOOL SCRIPT [STATUS]: one run of a toy check through
+# ci/verdict.sh, keyed by the four parts; the check itself prints "ran" and
+# writes STATUS (PASS) and a log.  TOOL is the version a fake compiler on
+# PATH reports, SCRIPT the content of the toy check's script.
+vcd=$work/verdict
+mkdir -p "$vcd/bin"
+vc() {
+	printf '#!/bin/sh\necho "fakecc %s"\n' "$3" > "$vcd/bin/fakecc"
+	chmod +x "$vcd/bin/fakecc"
+	printf '%s\n' "$4" > "$vcd/check.sh"
+	# shellcheck disable=SC2016 # the inner shell expands them
+	env PATH="$vcd/bin:$PATH" VERDICT_CACHE="$vcd/cache" VERDICT_LOG="$vcd/log" bash -c '
+		set -euo pipefail
+		. "$TOP/ci/lib.sh"; . "$TOP/ci/verdict.sh"
+		key=$(verdict_key toy "$1" "$2" "$(toolchain_id fakecc)" "$(hash_files "$4")")
+		rm -rf "$3/run"; mkdir -p "$3/run"; : > "$3/run/results.tsv"
+		verdict_replay "$key" toy "$3/run/results.tsv" "$3/run" && exit 0
+		echo ran | tee "$3/run/out"
+		echo "the log" > "$3/run/toy.log"
+		printf "%s\ttoy:check\n" "$5" > "$3/run/results.tsv"
+		verdict_store "$key" toy 7 "$3/run/results.tsv" "$3/run/out" "$3/run/toy.log"
+	' _ "$1" "$2" "$vcd" "$vcd/check.sh" "${5:-PASS}"
+}
+expect verdict-first-runs 0 '^ran$' -- vc t1 c1 v1 s1
+expect verdict-same-replays 0 'passed before with these inputs.*7 s saved' -- vc t1 c1 v1 s1
+expect verdict-replays-log 0 '^the log$' -- cat "$vcd/run/toy.log"
+expect verdict-replays-results 0 '^PASS	toy:check$' -- cat "$vcd/run/results.tsv"
+expect verdict-tree-reruns 0 '^ran$' -- vc t2 c1 v1 s1
+expect verdict-config-reruns 0 '^ran$' -- vc t1 c2 v1 s1
+expect verdict-toolchain-reruns 0 '^ran$' -- vc t1 c1 v2 s1
+expect verdict-scripts-rerun 0 '^ran$' -- vc t1 c1 v1 s2
+expect verdict-nocache-reruns 0 '^ran$' -- env NOCACHE=1 bash -c "$(declare -f vc); vcd=$vcd TOP=$TOP; vc t1 c1 v1 s1"
+expect verdict-check-full-reruns 0 '^ran$' -- env TIER=full bash -c "$(declare -f vc); vcd=$vcd TOP=$TOP; vc t1 c1 v1 s1"
+expect verdict-fail-not-stored 0 '^ran$' -- vc t3 c1 v1 s1 FAIL
+expect verdict-fail-reruns 0 '^ran$' -- vc t3 c1 v1 s1 FAIL
+expect verdict-log-counts 0 '^hit	7	toy$' -- cat "$vcd/log"
 
 # --- shellcheck ------------------------------------------------------------------
 expect shellcheck 0 '' -- shellcheck -x -P "$TOP/ci" "$TOP"/ci/*.sh "$TOP/.ci/run"
