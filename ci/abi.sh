@@ -117,8 +117,10 @@ compare() {
 	[ $((prc & 3)) -eq 0 ] || die "abidiff failed ($prc), see $out.probe" \
 		"abidiff --harmless --changed-vars --kmi-whitelist $res/probe-symbols $res/$a.abi $res/$b.abi"
 	local probe=''
+	# grep without -q: under pipefail a writer killed by SIGPIPE would
+	# turn a match into "no match".
 	if grep -E '^Variables changes summary:' "$out.probe" |
-		grep -qvE ': 0 Removed[^,]*, 0 Changed[^,]*, 0 Added'; then
+		grep -vE ': 0 Removed[^,]*, 0 Changed[^,]*, 0 Added' >/dev/null; then
 		{ echo; echo "The probe's types, harmless changes included:"; grep -v '^Functions changes summary' "$out.probe"; } >> "$out"
 		probe=$(grep -oE "'[a-z_ ]+ abi_probe_[a-z_]+'" "$out.probe" | sed -E "s/'//g; s/ abi_probe_[a-z_]+//" | sort -u | paste -sd, -)
 		probe="; probe types changed: ${probe:-?}"

@@ -107,6 +107,10 @@ run_stage() {
 	start=$(date +%s)
 	c0=$(ccache_counts)
 	v0=$(wc -l < "$VERDICT_LOG")
+	# No result of an earlier run may be counted as this run's: the
+	# stage's results file goes before it starts (a stage that dies
+	# early then counts as one failure, below).
+	[ "$results" = - ] || rm -f "$results"
 	printf '\n=== %s ===\n' "$name"
 	"$@" || rc=$?
 	c1=$(ccache_counts)

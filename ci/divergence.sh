@@ -6,8 +6,9 @@
 # lines that call it.  Mainline's header is the one in ../shared/mainline
 # (see its SOURCES.md for the commit).  Documentation/6.1.y/porting.md explains
 # every remaining difference.
-# Output: out/divergence/iov_iter.h.diff and the number on stdout; with
-# DIVERGENCE_MAX=N, fail when the number is above N; DIVERGENCE_REV=<commit>
+# Output: out/<line>/divergence/iov_iter.h.diff and the number on stdout;
+# fail when the number is above DIVERGENCE_MAX (the line's, from its
+# line.conf, unless given); DIVERGENCE_REV=<commit>
 # measures another commit of build/6.1.y/linux.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"

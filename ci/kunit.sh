@@ -192,10 +192,15 @@ cp "$bdir/test.log" "$outd/raw.log" 2>/dev/null || : > "$outd/raw.log"
 log "ran $name in $(($(date +%s) - start)) s (kunit.py exit $krc)"
 
 # --- Judge ---------------------------------------------------------------------
+# The line's two manifests must exist (without one the missing-test guard
+# would be off); an arch's or a variant's own is optional.
 manifests=()
-for m in "$KUNITD/expected-tests" "$KUNITD/expected-tests.bench" "$KUNITD/expected-tests.$ARCH" \
-	${VARIANT:+"$KUNITD/expected-tests.$VARIANT"}; do
-	[ -f "$m" ] && manifests+=(--manifest="$m")
+for m in "$KUNITD/expected-tests" "$KUNITD/expected-tests.bench"; do
+	[ -f "$m" ] || die "the manifest $m is missing" "git -C $TOP status -- ${KUNITD#"$TOP"/}"
+	manifests+=(--manifest="$m")
+done
+for m in "$KUNITD/expected-tests.$ARCH" ${VARIANT:+"$KUNITD/expected-tests.$VARIANT"}; do
+	[ ! -f "$m" ] || manifests+=(--manifest="$m")
 done
 cases=
 if [ -n "${KUNIT_PRESENT_SUITES:-}" ]; then

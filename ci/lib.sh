@@ -57,7 +57,7 @@ PATCHES=${PATCHES:-$TOP/patches/$LINE_NAME}
 OUT=${OUT:-$TOP/out/$LINE_NAME}
 # The results of the runs that cover every line (make check, plan, kcidb).
 OUT_ALL=${OUT_GIVEN:-$TOP/out}
-BENCH_NATIVE=0
+BENCH_NATIVE=0 DIVERGENCE_MAX=${DIVERGENCE_MAX:-}
 # shellcheck source=6.1.y/line.conf
 . "$LINED/line.conf"
 # B4CFG: its b4 settings (b4 reads .b4-config at the top of the tree it
@@ -193,6 +193,26 @@ driverscfg() {
 	local s args=()
 	for s in $PATCHCHECK_KCONFIG; do args+=(--enable "$s"); done
 	"$1/scripts/config" --file "$2/.config" "${args[@]}"
+}
+
+# mutant_verdict RESULTS: how a mutated kernel's failed KUnit run failed,
+# from its results.tsv (ci/kunit.sh): "caught" when a test case failed, or
+# the guest died with the manifest naming the cases that never ran, or the
+# splat scan found the kernel's own check firing (a WARN); "nobuild" when
+# there are no results (the mutated tree did not build, so nothing was
+# tested); "other" for any other failure (kunit.py's exit status alone, a
+# run with no KTAP output and no manifest failure): neither proves that
+# the suite sees the bug.
+mutant_verdict() {
+	if [ ! -s "$1" ]; then
+		echo nobuild
+	elif awk -F'\t' '$1 == "FAIL" { n = $2; sub(/^[^:]+:/, "", n)
+		if (n != "kunit.py" && (n ~ /^[A-Za-z0-9_]+\.[^ ]+$/ || n ~ /^manifest:/ || n == "splat-scan")) f = 1 }
+		END { exit !f }' "$1"; then
+		echo caught
+	else
+		echo other
+	fi
 }
 
 # bench_base_rev: the base kernel of make bench, the first commit of the

@@ -36,7 +36,7 @@ for where in "$ARCH" $(awk -F'\t' '!/^#/ && NF >= 5 { print $5 }' "$LIST" | sort
 	fi
 done
 
-caught=0 survived=0
+caught=0 survived=0 unproven=0
 : > "$res/results.tsv"
 while IFS=$'\t' read -r name file find replace where; do
 	case $name in ''|'#'*) continue ;; esac
@@ -57,13 +57,29 @@ PY
 		printf 'FAIL\tmutant:%s\n' "$name" >> "$res/results.tsv"
 		printf 'SURVIVED %-30s %4ss  the suite passed with: %s -> %s\n' "$name" "$(($(date +%s) - start))" "$find" "$replace"
 	else
-		caught=$((caught + 1))
-		printf 'PASS\tmutant:%s\n' "$name" >> "$res/results.tsv"
+		# Only a failing case (or a crash the manifest names, or a
+		# splat) catches a mutation; a build error or a bare kunit.py
+		# failure proves nothing about the suite.
+		v=$(mutant_verdict "$OUT/kunit/mutant-$name/results.tsv")
 		why=$(grep -m1 -E '^FAIL|build for .* failed' "$res/$name.log" | cut -c1-100 || true)
-		printf 'caught   %-30s %4ss  %s\n' "$name" "$(($(date +%s) - start))" "$why"
+		case $v in
+		caught)
+			caught=$((caught + 1))
+			printf 'PASS\tmutant:%s\n' "$name" >> "$res/results.tsv"
+			printf 'caught   %-30s %4ss  %s\n' "$name" "$(($(date +%s) - start))" "$why" ;;
+		nobuild)
+			unproven=$((unproven + 1))
+			printf 'FAIL\tmutant:%s:did-not-build\n' "$name" >> "$res/results.tsv"
+			printf 'NOBUILD  %-30s %4ss  the mutated tree did not build: fix the mutation (%s)\n' "$name" "$(($(date +%s) - start))" "$why" ;;
+		*)
+			unproven=$((unproven + 1))
+			printf 'FAIL\tmutant:%s:no-case-failed\n' "$name" >> "$res/results.tsv"
+			printf 'UNPROVEN %-30s %4ss  the run failed, but no case did: %s\n' "$name" "$(($(date +%s) - start))" "$why" ;;
+		esac
 	fi
 	tgit checkout -q -- "$file"
 done < "$LIST"
 
-echo "mutants: $caught caught, $survived survived (logs: ${res#"$TOP"/}/, ${OUT#"$TOP"/}/kunit/mutant-*/)"
+echo "mutants: $caught caught, $survived survived, $unproven failed without a failing case (logs: ${res#"$TOP"/}/, ${OUT#"$TOP"/}/kunit/mutant-*/)"
 [ "$survived" = 0 ] || die "$survived mutation(s) survived: the suite misses them" "make$LINEOPT mutants"
+[ "$unproven" = 0 ] || die "$unproven mutation(s) did not build or failed without a failing case" "make$LINEOPT mutants"

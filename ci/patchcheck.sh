@@ -71,8 +71,16 @@ diags() {
 			driverscfg "$wt" "$bdir"
 			"${kmake[@]}" olddefconfig >/dev/null 2>&1
 			if [ -f "$wt/$f" ]; then
-				"${kmake[@]}" W=1 C=2 "${f%.c}.o" 2>&1 | grep -E 'warning:|error:' |
+				local mrc=0
+				"${kmake[@]}" W=1 C=2 "${f%.c}.o" > "$key.log" 2>&1 || mrc=$?
+				grep -E 'warning:|error:' "$key.log" |
 					sed -E "s#^[^:]*/${wt##*/}/##; s#:[0-9]+:[0-9]+:#:#; s#:[0-9]+:#:#" > "$key" || true
+				# A make that fails without a compiler error (sparse
+				# missing, say) must not read as "no diagnostics".
+				if [ "$mrc" != 0 ] && ! grep -qE ': (fatal )?error:' "$key"; then
+					printf '%s: error: make W=1 C=2 failed (exit %s): %s\n' "$f" "$mrc" \
+						"$(tail -n1 "$key.log")" >> "$key"
+				fi
 			else
 				: > "$key"
 			fi

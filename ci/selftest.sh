@@ -16,6 +16,7 @@
 #     failure is a failed build of that patch's checkout), and refuses a bad
 #     origin and a result naming a patch the series does not have;
 #   - make deps stops on a disk without room;
+#   - make divergence fails above the line's DIVERGENCE_MAX;
 #   - the verdict cache (ci/verdict.sh): a second run with the same key is
 #     replayed (results and logs), and a change of the tree, the config,
 #     the toolchain or the scripts reruns the check, as do NOCACHE=1, make
@@ -174,15 +175,14 @@ expect codegen-copy-changed 1 't.o: cp: copy: memcpy x1 -> inline rep movsq' -- 
 expect codegen-allowed 0 'allowed by .*/allow-both: t.o: walk: indirect' -- cg --allow="$work/cg/allow-both"
 
 # --- the mainline check's judge: an unlisted conflict and a vanished one fail -------
-if [ -d "$(line_dir 6.12 build)/linux/.git" ]; then
-	grep -v 'kunit_iov_iter' "$(line_dir 6.12 ci)/mainline-expected" > "$work/ml-missing"
-	{ cat "$(line_dir 6.12 ci)/mainline-expected"; printf 'no such patch\tlib/iov_iter.c\n'; } > "$work/ml-extra"
-	mlc() { env LINE=6.12 TREE= PATCHES= OUT="$work/ml" MAINLINE_EXPECTED="$1" bash "$TOP/ci/mainline-check.sh"; }
-	expect mainline-new-conflict 1 'does not list: .*lib/kunit_iov_iter.c' -- mlc "$work/ml-missing"
-	expect mainline-conflict-gone 1 'did not happen: no such patch' -- mlc "$work/ml-extra"
-else
-	result FAIL mainline-check "no 6.12.y work tree: run make tree LINE=6.12"
-fi
+# Needs the 6.12.y work tree (make tree LINE=6.12): without it these fail,
+# they are not skipped.
+expect 6.12-tree-present-mainline 0 '' -- test -d "$(line_dir 6.12 build)/linux/.git"
+grep -v 'kunit_iov_iter' "$(line_dir 6.12 ci)/mainline-expected" > "$work/ml-missing"
+{ cat "$(line_dir 6.12 ci)/mainline-expected"; printf 'no such patch\tlib/iov_iter.c\n'; } > "$work/ml-extra"
+mlc() { env LINE=6.12 TREE= PATCHES= OUT="$work/ml" MAINLINE_EXPECTED="$1" bash "$TOP/ci/mainline-check.sh"; }
+expect mainline-new-conflict 1 'does not list: .*lib/kunit_iov_iter.c' -- mlc "$work/ml-missing"
+expect mainline-conflict-gone 1 'did not happen: no such patch' -- mlc "$work/ml-extra"
 
 # --- make plan's validator: what TuxSuite, TuxMake or TuxLava would refuse ------
 vpy=$TOP/build/venv/bin/python3
@@ -202,16 +202,17 @@ expect plan-schema 1 'tuxsuite rejects the plan: extra keys not allowed' -- pv "
 sed '0,/target_arch: um/s//target_arch: um64/' "$work/plan/ok.yaml" > "$work/plan/arch.yaml"
 expect plan-unknown-arch 1 'Unsupported architecture: um64' -- pv "$work/plan/arch.yaml"
 # The plan follows ci/stages.tsv: one more KUnit stage is one more job.
-if [ -d "$(line_dir 6.12 build)/linux/.git" ]; then
-	{ cat "$TOP/ci/stages.tsv"; printf '6.1:kunit-arm64-kasan\tfull\t1\t1\n'; } > "$work/plan/stages.tsv"
-	# The counts of the plan of ci/stages.tsv as it is, plus one of each.
-	counts=$(env PLAN_DIR="$work/plan/now" bash "$TOP/ci/plan.sh" 2>&1 |
-		sed -n 's/.*plan\.yaml: \([0-9]*\) jobs, \([0-9]*\) builds.*/\1 \2/p' | tail -n1)
-	read -r pj pb <<< "${counts:-0 0}"
-	expect plan-follows-stages 0 "plan.yaml: $((pj + 1)) jobs, $((pb + 1)) builds" -- \
-		env PLAN_DIR="$work/plan/gen" STAGE_LIST="$work/plan/stages.tsv" bash "$TOP/ci/plan.sh"
-	expect plan-new-row 0 'CONFIG_KASAN=y' -- grep -A40 'name: 6.1.y kunit-arm64-kasan' "$work/plan/gen/plan.yaml"
-fi
+# Needs the 6.12.y work tree (make tree LINE=6.12): without it these fail,
+# they are not skipped.
+expect 6.12-tree-present-plan 0 '' -- test -d "$(line_dir 6.12 build)/linux/.git"
+{ cat "$TOP/ci/stages.tsv"; printf '6.1:kunit-arm64-kasan\tfull\t1\t1\n'; } > "$work/plan/stages.tsv"
+# The counts of the plan of ci/stages.tsv as it is, plus one of each.
+counts=$(env PLAN_DIR="$work/plan/now" bash "$TOP/ci/plan.sh" 2>&1 |
+	sed -n 's/.*plan\.yaml: \([0-9]*\) jobs, \([0-9]*\) builds.*/\1 \2/p' | tail -n1)
+read -r pj pb <<< "${counts:-0 0}"
+expect plan-follows-stages 0 "plan.yaml: $((pj + 1)) jobs, $((pb + 1)) builds" -- \
+	env PLAN_DIR="$work/plan/gen" STAGE_LIST="$work/plan/stages.tsv" bash "$TOP/ci/plan.sh"
+expect plan-new-row 0 'CONFIG_KASAN=y' -- grep -A40 'name: 6.1.y kunit-arm64-kasan' "$work/plan/gen/plan.yaml"
 
 # --- make kcidb: a run's results as valid KCIDB, and what it refuses ----------------
 kr=$work/kcidb-run
@@ -272,6 +273,27 @@ expect verdict-check-full-reruns 0 '^ran$' -- env TIER=full bash -c "$(declare -
 expect verdict-fail-not-stored 0 '^ran$' -- vc t3 c1 v1 s1 FAIL
 expect verdict-fail-reruns 0 '^ran$' -- vc t3 c1 v1 s1 FAIL
 expect verdict-log-counts 0 '^hit	7	toy$' -- cat "$vcd/log"
+
+# --- make mutants: only a failing case catches a mutation --------------------------
+mv_=$work/mutant
+mkdir -p "$mv_"
+printf 'PASS\tx86_64:iov_iter.a\nFAIL\tx86_64:iov_iter.b\n' > "$mv_/case"
+printf 'FAIL\tx86_64:ktap\nFAIL\tx86_64:manifest:expected-tests\n' > "$mv_/crash"
+printf 'PASS\tx86_64:iov_iter.a\nFAIL\tx86_64:splat-scan\n' > "$mv_/splat"
+printf 'PASS\tx86_64:iov_iter.a\nFAIL\tx86_64:kunit.py\n' > "$mv_/exit"
+: > "$mv_/empty"
+# shellcheck disable=SC2016 # the inner shell expands them
+mvc() { bash -c 'set -euo pipefail; . "$1/ci/lib.sh"; mutant_verdict "$2"' _ "$TOP" "$1"; }
+expect mutant-case-caught 0 '^caught$' -- mvc "$mv_/case"
+expect mutant-crash-caught 0 '^caught$' -- mvc "$mv_/crash"
+expect mutant-splat-caught 0 '^caught$' -- mvc "$mv_/splat"
+expect mutant-exit-unproven 0 '^other$' -- mvc "$mv_/exit"
+expect mutant-nobuild 0 '^nobuild$' -- mvc "$mv_/empty"
+expect mutant-missing-nobuild 0 '^nobuild$' -- mvc "$mv_/none"
+
+# --- make divergence fails above the line's limit ---------------------------------
+expect divergence-over-limit 1 'is above DIVERGENCE_MAX=1' -- env DIVERGENCE_MAX=1 bash "$TOP/ci/divergence.sh"
+expect divergence-within-limit 0 'differs from mainline' -- bash "$TOP/ci/divergence.sh"
 
 # --- shellcheck ------------------------------------------------------------------
 expect shellcheck 0 '' -- shellcheck -x -P "$TOP/ci" "$TOP"/ci/*.sh "$TOP/.ci/run"
