@@ -423,17 +423,20 @@ Checkpatch exceptions
 make patchcheck runs checkpatch --strict --codespell on every patch; the
 only accepted findings are these (ci/6.1.y/checkpatch-exceptions):
 
-patch 0031, SPACING: checkpatch does not know __wsum as a type in a
-prototype and reads "__wsum *csum" as a multiplication (false positive;
-the old inline in uio.h had the same parameter)
-patch 0, UNKNOWN_COMMIT_ID: the base is the Debian source tarball, a
-tree without upstream history, so checkpatch can look up no upstream
+"iov_iter, net: Merge csum_and_copy_from_iter{,_full}() together",
+SPACING: checkpatch does not know __wsum as a type in a prototype and
+reads "__wsum *csum" as a multiplication (false positive; the old
+inline in uio.h had the same parameter)
+every patch, UNKNOWN_COMMIT_ID: the base is the Debian source tarball,
+a tree without upstream history, so checkpatch can look up no upstream
 id; every id was checked against ../shared/design/upstream-commits.md
 or the stored lore archive (Documentation/6.1.y/porting.md says how)
-patch 0013, NETWORKING_BLOCK_COMMENT_STYLE: the function is moved from
-lib/ to net/ unchanged, comment included, so that the move can be
-reviewed as a move (git diff --color-moved)
-patch 0035, PARENTHESIS_ALIGNMENT: the __noclone of 50f9a76ef127
-lengthens the first line of the copy_compat_iovec_from_user()
-prototype; the continuation line is 6.1's and mainline's, left as it is
-so that the hunk is upstream's
+"iov_iter, net: Move hash_and_copy_to_iter() to net/",
+NETWORKING_BLOCK_COMMENT_STYLE: the function is moved from lib/ to net/
+unchanged, comment included, so that the move can be reviewed as a move
+(git diff --color-moved)
+"iov_iter: import single vector iovecs as ITER_UBUF",
+PARENTHESIS_ALIGNMENT: the __noclone of 50f9a76ef127 lengthens the
+first line of the copy_compat_iovec_from_user() prototype; the
+continuation line is 6.1's and mainline's, left as it is so that the
+hunk is upstream's

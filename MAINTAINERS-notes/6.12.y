@@ -99,7 +99,7 @@ Per patch: recipients (get_maintainer.pl) and review notes
 Accepted checkpatch --strict findings
 -------------------------------------
 
-patch 0, UNKNOWN_COMMIT_ID: the base is the Debian source tarball, a
-tree without upstream history, so checkpatch can look up no upstream
+every patch, UNKNOWN_COMMIT_ID: the base is the Debian source tarball,
+a tree without upstream history, so checkpatch can look up no upstream
 id; every id was checked against ../shared/design/upstream-commits.md
 or the stored lore archive (Documentation/6.1.y/porting.md says how)

@@ -71,7 +71,7 @@ BENCH_SMOKE_DEFAULT="$KUNIT_MOD.bench_mib=1 $KUNIT_MOD.bench_samples=2"
 # NET_KUNIT_SRC: the checksum and hash tests; CP_EXCEPTIONS: the accepted
 # checkpatch findings; MUTATIONS: the deliberate bugs of make mutants.
 NET_KUNIT_SRC=net/core/iov_iter_net_kunit.c
-CP_EXCEPTIONS=$LINED/checkpatch-exceptions
+CP_EXCEPTIONS=${CP_EXCEPTIONS:-$LINED/checkpatch-exceptions}
 MUTATIONS=$LINED/mutations
 
 # Fixed identity and date of the reproducible base commit (used by the

@@ -29,7 +29,7 @@ print(re.sub(r"^\[PATCH [0-9]+/[0-9]+\] ", "", " ".join(m["Subject"].split())))'
 	note=$(awk -F'\t' -v s="$subj" '$0 !~ /^#/ && $1 == s {print $2}' "$LINED/patch-notes")
 	printf '%s\n\n' "${note:-(no specific note)}" | fold -s -w 72 | sed 's/^/  /; s/[[:space:]]*$//'
 done > "$tmp.pp"
-awk -F'\t' '$0 !~ /^#/ && NF >= 3 {printf "patch %s, %s: %s\n", $1, $2, $3}' \
+awk -F'\t' '$0 !~ /^#/ && NF >= 3 {printf "%s, %s: %s\n", ($1 == "*" ? "every patch" : "\"" $1 "\""), $2, $3}' \
 	"$CP_EXCEPTIONS" | fold -s -w 72 | sed 's/[[:space:]]*$//' > "$tmp.ex"
 [ -s "$tmp.ex" ] || echo "(none)" > "$tmp.ex"
 

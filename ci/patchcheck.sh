@@ -2,7 +2,7 @@
 # make patchcheck: per-patch checks of base..HEAD of build/6.1.y/linux, as a
 # maintainer's bot would run them.  For each patch:
 #   checkpatch  scripts/checkpatch.pl --strict --codespell on the patch
-#               (types listed for it in ci/6.1.y/checkpatch-exceptions are accepted);
+#               (types listed for its subject in ci/<line>/checkpatch-exceptions are accepted);
 #   build       the objects of the .c files the patch touches, with W=1 and
 #               sparse (C=2), before and after the patch: new diagnostics fail,
 #               and so does any error (a file that does not compile);
@@ -169,7 +169,7 @@ check_patch() {
 	[ "$KMODE" != only ] || { kunit_patch; return 0; }
 
 	# checkpatch
-	ign=$(awk -F'\t' -v n="$tag" '$0 !~ /^#/ && NF >= 2 && index(n, $1) == 1 {print $2}' "$CP_EXCEPTIONS" | paste -sd, -)
+	ign=$(awk -F'\t' -v s="$subj" '$0 !~ /^#/ && NF >= 3 && ($1 == s || $1 == "*") {print $2}' "$CP_EXCEPTIONS" | paste -sd, -)
 	if tgit format-patch -1 --stdout "$c" | (cd "$wt" && PATH=$venv/bin:$PATH ./scripts/checkpatch.pl \
 		--strict --codespell --no-signoff --show-types ${ign:+--ignore "$ign"} -q -) > "$res/$tag.checkpatch" 2>&1; then
 		result PASS "patch$tag:checkpatch" "$subj"
@@ -276,6 +276,15 @@ patch_key() {
 		"$TOP/ci/splat-allowlist" "$CP_EXCEPTIONS" "$LINED/arch-only")
 	verdict_key "patchcheck $LINE_NAME" "$trees" "$cfg" "$tools" "$scripts"
 }
+
+# Every exception names a patch the series has (or "*"): one keyed by a
+# subject that is gone would silently accept nothing, or the wrong patch.
+[ -f "$CP_EXCEPTIONS" ] || die "$CP_EXCEPTIONS is missing"
+while IFS=$'\t' read -r s _; do
+	case $s in ''|'#'*|'*') continue ;; esac
+	tgit log --format=%s base..HEAD | grep -xF -- "$s" >/dev/null ||
+		die "${CP_EXCEPTIONS#"$TOP"/} names a patch the series does not have: $s" "make$LINEOPT patchcheck"
+done < "$CP_EXCEPTIONS"
 
 # PATCHCHECK_FROM=<rev>: check only the patches after <rev> (numbered as in
 # the whole series), e.g. new commits on top of it.

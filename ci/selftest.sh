@@ -17,6 +17,9 @@
 #     origin and a result naming a patch the series does not have;
 #   - make deps stops on a disk without room;
 #   - make divergence fails above the line's DIVERGENCE_MAX;
+#   - a checkpatch exception naming a subject the series lacks fails;
+#   - make mutants: only a failing case (or a crash the manifest names, or
+#     a splat) catches a mutation; no results means "did not build";
 #   - the verdict cache (ci/verdict.sh): a second run with the same key is
 #     replayed (results and logs), and a change of the tree, the config,
 #     the toolchain or the scripts reruns the check, as do NOCACHE=1, make
@@ -290,6 +293,13 @@ expect mutant-splat-caught 0 '^caught$' -- mvc "$mv_/splat"
 expect mutant-exit-unproven 0 '^other$' -- mvc "$mv_/exit"
 expect mutant-nobuild 0 '^nobuild$' -- mvc "$mv_/empty"
 expect mutant-missing-nobuild 0 '^nobuild$' -- mvc "$mv_/none"
+
+# --- checkpatch exceptions name patches by subject; an unknown one fails ------------
+printf 'no such patch\tSPACING\ttest\n' > "$work/cpx-bad"
+expect checkpatch-exception-unknown 1 'names a patch the series does not have: no such patch' -- \
+	env CP_EXCEPTIONS="$work/cpx-bad" PATCHCHECK_FROM=HEAD OUT="$work/pc" bash "$TOP/ci/patchcheck.sh"
+expect checkpatch-exceptions-known 0 ' 0 of [0-9]+ patches checked' -- \
+	env PATCHCHECK_FROM=HEAD OUT="$work/pc" bash "$TOP/ci/patchcheck.sh"
 
 # --- make divergence fails above the line's limit ---------------------------------
 expect divergence-over-limit 1 'is above DIVERGENCE_MAX=1' -- env DIVERGENCE_MAX=1 bash "$TOP/ci/divergence.sh"
