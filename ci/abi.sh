@@ -13,8 +13,8 @@
 #
 # ci/6.1.y/abi-tail lists the patches allowed to change the ABI, with reasons:
 # they must be the last ones of the series.  Any other patch that changes
-# it, or a listed one out of place, fails.  Results: out/abi/table.txt (the
-# cover letter's table), out/abi/<n>.abidiff, out/abi/results.tsv.
+# it, or a listed one out of place, fails.  Results: out/<line>/abi/table.txt (the
+# cover letter's table), out/<line>/abi/<n>.abidiff, out/<line>/abi/results.tsv.
 # COVER_CHECK=1 checks the cover letter's table instead of rewriting it; a
 # check whose inputs (every commit's tree and subject, the arm64 fragments,
 # the cross compiler and libabigail, these scripts, the cover letter)
@@ -37,7 +37,7 @@ cross=$(cross_prefix "$arch")
 kmake=(make -s -C "$wt" O="$bdir" ARCH="$arch" ${cross:+CROSS_COMPILE=$cross}
 	"CC=ccache ${cross}gcc" -j"$(nproc)")
 
-# abi_at REV: out/abi/<rev>.o (the linked objects) and <rev>.exports; the
+# abi_at REV: out/<line>/abi/<rev>.o (the linked objects) and <rev>.exports; the
 # abidw description is cached by the object's content.
 abi_at() {
 	local rev=$1 cmd o

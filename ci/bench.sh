@@ -14,8 +14,8 @@
 #           build/rev/kunit/x86_64), booted interleaved, A B A B ..., on
 #           x86_64 under QEMU TCG with -icount shift=0,sleep=off: a guest
 #           nanosecond is one instruction, so the figures are deterministic.
-# Results: out/bench/{results.json,table.txt,table.md,bench.png} (icount) and
-# out/bench/native/{results.json,table.md} (native).
+# Results: out/<line>/bench/{results.json,table.txt,table.md,bench.png} (icount) and
+# out/<line>/bench/native/{results.json,table.md} (native).
 #
 #   BENCH_BOOTS=3  BENCH_ICOUNT_MIB=16 BENCH_ICOUNT_SAMPLES=4 (icount)
 #   NATIVE_ARGS=   passed to the native harness (ci/native-bench.sh)

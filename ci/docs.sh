@@ -5,7 +5,7 @@
 #      is checked without side effects: make targets with make -n (the
 #      target and its variables exist), python scripts with --help (they
 #      import and parse), shell scripts with bash -n; anything else fails.
-# Results: out/docs/results.tsv.
+# Results: out/<line>/docs/results.tsv.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

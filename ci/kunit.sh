@@ -6,7 +6,7 @@
 # KVM only where a probe boot works, else TCG; arm64 and s390 (big-endian)
 # cross-built with Debian's gcc-<arch>-linux-gnu and run under TCG with
 # kunit.py's own QEMU configuration), keep the raw console log
-# and kunit.py's JSON under out/kunit/<name>/ (or out/kunit/$RUN_NAME/),
+# and kunit.py's JSON under out/<line>/kunit/<name>/ (or out/<line>/kunit/$RUN_NAME/),
 # and judge the run with ci/ktap_check.py (failed or crashed tests, missing
 # tests, kernel splats).
 #
@@ -19,9 +19,10 @@
 #                         has and of cases the source registers (per-patch
 #                         runs, before a suite or a case exists)
 #   KUNIT_ACCEL=tcg       never KVM (-icount needs TCG)
-#   KUNIT_KERNEL_ARGS, KUNIT_QEMU_ARGS, KUNIT_TIMEOUT
+#   KUNIT_KERNEL_ARGS, KUNIT_QEMU_ARGS, KUNIT_TIMEOUT (KUNIT_KERNEL_ARGS comes
+#                         after the seed and the smoke sizes, and wins)
 #   KUNIT_SMAP=0          x86_64 under TCG: QEMU's default CPU, not -cpu max
-#   RUN_NAME              output directory name under out/kunit/
+#   RUN_NAME              output directory name under out/<line>/kunit/
 #   BENCH_SMOKE_ARGS      kernel arguments given before KUNIT_KERNEL_ARGS
 #                         (default: BENCH_SMOKE_DEFAULT, the benchmarks at
 #                         1 MiB x 2 samples)

@@ -18,7 +18,7 @@
 #   NATIVE_SMOKE=1   8 pairs per case (make check's smoke run: build, checks)
 #   NATIVE_ARGS=...  more arguments for the binary (--target=, --max-seconds=,
 #                    --only=PREFIX for the cases whose names start with it, --cpu=N)
-#   NATIVE_OUT=dir   where results.tsv and run.log go (default out/native)
+#   NATIVE_OUT=dir   where results.tsv and run.log go (default out/<line>/native)
 #   NATIVE_BASE=rev  another commit of build/6.1.y/linux as the "base" side (for
 #                    example a variant of the tip, to measure a divergence)
 set -euo pipefail

@@ -25,7 +25,7 @@
 #     the toolchain or the scripts reruns the check, as do NOCACHE=1, make
 #     check-full (TIER=full) and a key whose last run failed;
 #   - shellcheck on every script.
-# Writes PASS/FAIL lines to out/selftest/results.tsv.
+# Writes PASS/FAIL lines to out/<line>/selftest/results.tsv.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

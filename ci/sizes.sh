@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # make sizes: code size of the objects the series changes, patch by patch,
 # with scripts/bloat-o-meter (x86_64 KUnit configuration).  Writes
-# out/sizes/table.txt (one row per patch, net bytes per object),
-# out/sizes/NNNN-<object>.txt (bloat-o-meter's per-function output) and puts
+# out/<line>/sizes/table.txt (one row per patch, net bytes per object),
+# out/<line>/sizes/NNNN-<object>.txt (bloat-o-meter's per-function output) and puts
 # the table into patches/6.1.y/cover-letter.txt between its markers.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"

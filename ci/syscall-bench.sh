@@ -3,7 +3,7 @@
 # initramfs, booted on the base and the series kernel (x86_64 tinyconfig +
 # configs/syscall.config) under QEMU TCG with -icount shift=0,sleep=off,
 # interleaved (base, series, base, series).  Each case is the median number
-# of guest instructions of one system call.  Results: out/syscall/
+# of guest instructions of one system call.  Results: out/<line>/syscall/
 # {results.tsv,table.md,boot-*.log}.
 #
 #   base    the tree at the benchmark patch (as make bench)
@@ -14,7 +14,7 @@
 #   SYSCALL_BASE=<commit of build/6.1.y/linux>  compare with that commit instead
 #                     of the benchmark patch (for example the tip without its
 #                     last patches: SYSCALL_BASE=HEAD~2); SYSCALL_OUT=<dir>
-#                     writes the results there instead of out/syscall
+#                     writes the results there instead of out/<line>/syscall
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

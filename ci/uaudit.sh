@@ -21,7 +21,7 @@
 #   UAUDIT_WRITE=1        write the table into Documentation/6.1.y/porting.md
 #   NOCACHE=1             scan every file again (the cache of per-file hits
 #                         is ~/.cache/iov_iter-series/uaudit, UAUDIT_CACHE)
-# Output: out/uaudit/: hits.tsv (every hit of every blob), audit.txt,
+# Output: out/<line>/uaudit/: hits.tsv (every hit of every blob), audit.txt,
 # table.md (the table of Documentation/6.1.y/porting.md), results.tsv.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
