@@ -43,13 +43,17 @@ hash_files() {
 	done | sha256sum | cut -c1-40
 }
 
-# toolchain_id TOOL...: the first --version line of each TOOL, hashed.
+# toolchain_id TOOL...: the first non-empty --version line of each TOOL (a
+# name on PATH or a path), hashed.
 toolchain_id() {
 	local t
 	for t in "$@"; do
-		printf '%s: ' "$t"
+		# By name: a tool in a clone's build/venv is the same tool in
+		# every clone.
+		printf '%s: ' "${t##*/}"
 		if command -v "$t" >/dev/null; then
-			"$t" --version 2>&1 | head -n1
+			# The first line that is not empty (perl's is).
+			awk 'NF { print; exit }' <<< "$("$t" --version 2>&1 || true)"
 		else
 			echo missing
 		fi
