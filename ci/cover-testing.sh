@@ -8,7 +8,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-d=${1:-$OUT/check-full}
+d=${1:-$OUT_ALL/check-full}
 if [ ! -f "$d/run.env" ] || [ ! -f "$d/final" ]; then
 	die "$d holds no finished make check-full run" "make$LINEOPT check-full"
 fi
