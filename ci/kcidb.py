@@ -158,13 +158,16 @@ class Report:
                     for p in line.series[:k]],
                 'patchset_hash': phash,
                 'start_time': self.start,
-                'valid': self.tree_ok.get(line.name, True),
                 'comment': f'{line.name}.y series v{line.version}: '
                            + (f'all {n} patches' if k == n else f'patches 1-{k} of {n}'),
                 'misc': {'tree_commit': line.commits[k - 1][0],
                          'last_patch': line.commits[k - 1][1],
                          'project_commit': self.env.get('project', 'unknown')},
             }
+            # Valid only when this run's make tree applied the line's
+            # patches; a run without that stage says nothing about it.
+            if line.name in self.tree_ok:
+                c['valid'] = self.tree_ok[line.name]
             if self.args.git_repo:
                 c['git_repository_url'] = self.args.git_repo
             self.checkouts[key] = c
@@ -280,14 +283,15 @@ def main():
     rows = {}
     for stage, st, name in read_tsv(os.path.join(args.run, 'stage-results.tsv'), 3):
         rows.setdefault(stage, []).append((st, name))
-    for stage, seconds, status, *_ in read_tsv(os.path.join(args.run, 'summary.tsv'), 3):
-        if stage == 'deps':
-            continue
+    summary = read_tsv(os.path.join(args.run, 'summary.tsv'), 3)
+    # make tree first: whether each line's patches applied to its base
+    # decides its checkouts' validity, whatever order the stages ran in.
+    for stage, _, status, *_ in summary:
         if stage.endswith('tree'):
-            # make tree: whether the line's patches applied to its base.
             report.tree_ok[stage.rpartition(':')[0] or '6.1'] = status == 'pass'
-            continue
-        report.add_stage(stage, seconds, status, rows.get(stage, []))
+    for stage, seconds, status, *_ in summary:
+        if stage != 'deps' and not stage.endswith('tree'):
+            report.add_stage(stage, seconds, status, rows.get(stage, []))
     data = report.data()
     try:
         SCHEMA.validate_exactly(data)

@@ -230,6 +230,15 @@ expect kcidb-valid 0 'valid \(kcidb-io .*: 2 checkouts, 4 builds, 4 tests \(1 FA
 expect kcidb-patch-build 0 '"status": "FAIL"' -- grep -A12 '"architecture": "arm64"' "$work/kcidb.json"
 expect kcidb-series-version 0 '"comment": "6.1.y series v3: all 2 patches"' -- cat "$work/kcidb.json"
 expect kcidb-case-path 0 '"path": "kunit\.s\.c\.p_1"' -- cat "$work/kcidb.json"
+# No tree stage in the run: its checkouts are not claimed valid.
+expect kcidb-validity-unknown 1 '' -- grep '"valid"' "$work/kcidb.json"
+kcj() { kc selftest && cat "$work/kcidb.json"; }
+printf '6.1:tree\t1\tpass\t45\t-\n' >> "$kr/summary.tsv"
+expect kcidb-tree-valid 0 '"valid": true' -- kcj
+printf '6.1:tree\t1\tFAIL\t45\t-\n' > "$kr/summary.tree-failed"
+grep -v ':tree' "$kr/summary.tsv" >> "$kr/summary.tree-failed"
+mv "$kr/summary.tree-failed" "$kr/summary.tsv"
+expect kcidb-tree-invalid 0 '"valid": false' -- kcj
 expect kcidb-bad-origin 1 'KCIDB origins are' -- kc Bad-Origin
 printf 'patchcheck\tPASS\tpatch0003:checkpatch\n' >> "$kr/stage-results.tsv"
 expect kcidb-patch-past-end 1 'names patch 3 of 2' -- kc
