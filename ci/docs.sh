@@ -3,8 +3,10 @@
 #   1. each line's MAINTAINERS-notes/<line> is what make notes generates now;
 #   2. every command in a ```sh block of README.md and Documentation/**.md
 #      is checked without side effects: make targets with make -n (the
-#      target and its variables exist), python scripts with --help (they
-#      import and parse), shell scripts with bash -n; anything else fails.
+#      target exists), the values of STAGES= and LINE= against
+#      ci/stages.tsv and the lines, python scripts with --help (they
+#      import and parse), shell scripts with bash -n; "a && b" is two
+#      commands, and a comment is not one; anything else fails.
 # Results: out/<line>/docs/results.tsv.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -26,8 +28,13 @@ for l in $LINES; do
 done
 
 # Every command of a ```sh block, checked without running it.
-mapfile -t docs < <(cd "$TOP" && find Documentation -name '*.md' | LC_ALL=C sort)
-python3 - "$TOP" "$res" README.md "${docs[@]}" <<'PY' >> "$res/results.tsv" || fail=1
+# DOCS_FILES: check these files instead (the self-tests).
+if [ -n "${DOCS_FILES:-}" ]; then
+	read -r -a docs <<< "$DOCS_FILES"
+else
+	mapfile -t docs < <(cd "$TOP" && { echo README.md; find Documentation -name '*.md' | LC_ALL=C sort; })
+fi
+python3 - "$TOP" "$res" "${docs[@]}" <<'PY' >> "$res/results.tsv" || fail=1
 import os
 import shlex
 import subprocess
@@ -35,6 +42,10 @@ import sys
 
 top, res, *docs = sys.argv[1:]
 bad = 0
+with open(os.path.join(top, 'ci', 'stages.tsv'), encoding='utf-8') as f:
+    stages = {ln.split('\t')[0] for ln in f if ln.strip() and not ln.startswith('#')}
+lines = {d.removesuffix('.y') for d in os.listdir(os.path.join(top, 'ci'))
+         if os.path.isfile(os.path.join(top, 'ci', d, 'line.conf'))}
 for doc in docs:
     inside = False
     for n, line in enumerate(open(os.path.join(top, doc), encoding='utf-8'), 1):
@@ -44,22 +55,46 @@ for doc in docs:
         cmd = line.strip()
         if not inside or not cmd or cmd.startswith('#'):
             continue
-        words = shlex.split(cmd)
-        env = dict(os.environ)
-        while words and '=' in words[0] and not words[0].startswith('-'):
-            k, v = words.pop(0).split('=', 1)
-            env[k] = v
-        if words[:1] == ['make']:
-            check = ['make', '-C', top, '-n'] + words[1:]
-        elif words[:1] == ['python3']:
-            check = ['python3', os.path.join(top, words[1]), '--help']
-        elif words[:1] == ['bash']:
-            check = ['bash', '-n', os.path.join(top, words[1])]
-        else:
-            check = None
-        r = subprocess.run(check, env=env, capture_output=True, text=True) if check else None
-        ok = r is not None and r.returncode == 0
-        why = 'no rule to check it' if r is None else (r.stderr or r.stdout).strip().splitlines()[-1:] 
+        ok, why = True, ''
+        # Each command of "a && b", comments dropped.
+        words_all = shlex.split(cmd, comments=True)
+        parts, cur = [], []
+        for w in words_all:
+            if w == '&&':
+                parts.append(cur)
+                cur = []
+            else:
+                cur.append(w)
+        parts.append(cur)
+        for words in parts:
+            env = dict(os.environ)
+            while words and '=' in words[0] and not words[0].startswith('-'):
+                k, v = words.pop(0).split('=', 1)
+                env[k] = v
+                # make -n accepts any variable: the values that name
+                # something are checked here.
+                if k == 'STAGES':
+                    unknown = [st for st in v.split() if st not in stages]
+                    if unknown:
+                        ok, why = False, f'no such stage in ci/stages.tsv: {" ".join(unknown)}'
+                if k == 'LINE' and v.removesuffix('.y') not in lines:
+                    ok, why = False, f'no such line: {v} (lines: {" ".join(sorted(lines))})'
+            if words[:1] == ['make']:
+                check = ['make', '-C', top, '-n'] + words[1:]
+                for w in words[1:]:
+                    if w.startswith('LINE=') and w[5:].removesuffix('.y') not in lines:
+                        ok, why = False, f'no such line: {w[5:]} (lines: {" ".join(sorted(lines))})'
+            elif words[:1] == ['python3']:
+                check = ['python3', os.path.join(top, words[1]), '--help']
+            elif words[:1] == ['bash']:
+                check = ['bash', '-n', os.path.join(top, words[1])]
+            else:
+                check = None
+            r = subprocess.run(check, env=env, capture_output=True, text=True) if check else None
+            if r is None or r.returncode != 0:
+                ok = False
+                why = why or ('no rule to check it' if r is None
+                              else (r.stderr or r.stdout).strip().splitlines()[-1:])
         print(f'{"PASS" if ok else "FAIL"}\tdocs:{doc}:{n}')
         print(f'{"PASS" if ok else "FAIL"} docs:{doc}:{n}: {cmd}' + ('' if ok else f' ({why})'),
               file=sys.stderr)

@@ -310,6 +310,19 @@ expect checkpatch-exception-unknown 1 'names a patch the series does not have: n
 expect checkpatch-exceptions-known 0 ' 0 of [0-9]+ patches checked' -- \
 	env PATCHCHECK_FROM=HEAD OUT="$work/pc" bash "$TOP/ci/patchcheck.sh"
 
+# --- make docs: a documented command that names nothing fails ---------------------
+# shellcheck disable=SC2016 # a Markdown fence, not a command substitution
+F='```sh' E='```'
+printf '%s\n%s\n%s\n' "$F" 'STAGES="6.1:nosuch" make check' "$E" > "$work/doc-stage.md"
+printf '%s\n%s\n%s\n' "$F" 'make lint LINE=9.9' "$E" > "$work/doc-line.md"
+printf '%s\n%s\n%s\n' "$F" 'make lint && make nosuchtarget' "$E" > "$work/doc-target.md"
+printf '%s\n%s\n%s\n%s\n' "$F" 'STAGES="6.1:lint" make check   # a comment' 'make lint LINE=6.12 && make notes' "$E" > "$work/doc-ok.md"
+dk() { env DOCS_FILES="$1" OUT="$work/docs" bash "$TOP/ci/docs.sh"; }
+expect docs-unknown-stage 1 'no such stage in ci/stages.tsv: 6.1:nosuch' -- dk "$work/doc-stage.md"
+expect docs-unknown-line 1 'no such line: 9.9' -- dk "$work/doc-line.md"
+expect docs-unknown-target 1 'FAIL docs:.*make nosuchtarget' -- dk "$work/doc-target.md"
+expect docs-commands-ok 0 'docs: [0-9]+ passed, 0 failed' -- dk "$work/doc-ok.md"
+
 # --- make divergence fails above the line's limit ---------------------------------
 expect divergence-over-limit 1 'is above DIVERGENCE_MAX=1' -- env DIVERGENCE_MAX=1 bash "$TOP/ci/divergence.sh"
 expect divergence-within-limit 0 'differs from mainline' -- bash "$TOP/ci/divergence.sh"
