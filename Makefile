@@ -8,7 +8,7 @@ export LINE TUXMAKE_ROW KCIDB_RUN KCIDB_ORIGIN KCIDB_PATCH_URL KCIDB_GIT_REPO NA
 
 help:
 	@echo 'Every target takes LINE=<line> (the lines: the directories ci/*/ with a line.conf, named without .y: 6.1, 6.12); the default is LINE=6.1.'
-	@echo 'A line lives in patches/<line>.y/, kunit/<line>.y/, ci/<line>.y/, build/<line>.y/, out/<line>.y/ (README.md, Layout).'
+	@echo 'A line lives in patches/<line>.y/, kunit/<line>.y/, ci/<line>.y/, configs/<line>.y/ (its own fragments, if any), Documentation/<line>.y/, MAINTAINERS-notes/<line>.y, build/<line>.y/, out/<line>.y/ (README.md, Layout).'
 	@echo 'make check without LINE runs every line and the project-wide stages; make check LINE=6.12 only that line.'
 	@echo 'make check    what CI runs: per line: lint, per-patch checks and builds (6.1.y: um/i386/arm64; 6.12.y: i386/arm64), KUnit at the tip (6.1.y: x86_64, i386 kmap-force, arm64; 6.12.y: x86_64 with KASAN), 6.1.y: module ABI, the Coccinelle ITER_UBUF audit, b4; 6.12.y: the mainline check, b4; then self-tests, docs, the TuxSuite plan and the KCIDB file.  Deterministic checks are replayed from the verdict cache when their inputs passed before (NOCACHE=1: run them all)'
 	@echo 'make check-full  every stage, never reading the verdict cache: make check plus the full tier of ci/stages.tsv (KUnit at every patch, KASAN, um, i386, s390, mutants, bench-smoke, native-smoke, codegen, sizes; 6.12.y: plain x86_64, i386, arm64, mutants; the tuxmake row); quotes itself in the cover letter'

@@ -77,8 +77,8 @@ if [ "${COVER_CHECK:-0}" = 1 ]; then
 	vkey=$(verdict_key "abi $LINE_NAME" \
 		"$(for r in "$base" "${revs[@]}"; do tgit log -1 --format='%T %s' "$r"; done | sha256sum | cut -c1-40)" \
 		"$(hash_files "${vfiles[@]}") arch=$arch" \
-		"$(toolchain_id "${cross}gcc" "${cross}ld" abidw abidiff)" \
-		"$(hash_files "$TOP/ci/abi.sh" "$TOP/ci/lib.sh" "$TOP/ci/verdict.sh" "$TOP/ci/abi-probe.c" \
+		"$(toolchain_id "${cross}gcc" "${cross}as" "${cross}ld" "${cross}nm" abidw abidiff)" \
+		"$(hash_files "$TOP/ci/abi.sh" "$TOP/ci/lib.sh" "$TOP/ci/verdict.sh" "$LINED/line.conf" "$TOP/ci/kunit.sh" "$TOP/ci/abi-probe.c" \
 			"$LINED/abi-tail" "$TOP/ci/cover-section.sh" "$PATCHES/cover-letter.txt")")
 	if verdict_replay "$vkey" "abi" "$res/results.tsv" "$res"; then
 		exit 0

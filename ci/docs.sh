@@ -7,7 +7,8 @@
 #      ci/stages.tsv and the lines, python scripts with --help (they
 #      import and parse), shell scripts with bash -n; "a && b" is two
 #      commands, and a comment is not one; anything else fails.
-# Results: out/<line>/docs/results.tsv.
+# Results: out/docs/results.tsv under make check (a stage of the whole
+# project), out/<line>/docs/results.tsv when run alone.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -84,6 +85,10 @@ for doc in docs:
                 for w in words[1:]:
                     if w.startswith('LINE=') and w[5:].removesuffix('.y') not in lines:
                         ok, why = False, f'no such line: {w[5:]} (lines: {" ".join(sorted(lines))})'
+                    if w.startswith('STAGES='):
+                        unknown = [st for st in w[7:].split() if st not in stages]
+                        if unknown:
+                            ok, why = False, f'no such stage in ci/stages.tsv: {" ".join(unknown)}'
             elif words[:1] == ['python3']:
                 check = ['python3', os.path.join(top, words[1]), '--help']
             elif words[:1] == ['bash']:

@@ -221,7 +221,9 @@ class Report:
             bstatus = 'PASS' if cases else ('PASS' if status == 'pass' else 'FAIL')
             bid = self.build(line, tip, base, stage, seconds, architecture=arch,
                              config_name='kunit' + (f'+{variant}' if variant else ''),
-                             compiler=compiler_of(os.path.join(line.build, 'kunit', name, '.config')),
+                             compiler=compiler_of(os.path.join(self.args.top, 'out',
+                                                          os.path.basename(line.build), 'kunit', name,
+                                                          'config')),
                              command=f'make{"" if line.name == "6.1" else " LINE=" + line.name} '
                                      f'kunit ARCH={arch}' + (f' VARIANT={variant}' if variant else ''),
                              status=bstatus)

@@ -113,15 +113,17 @@ kunit=(python3 "$src/tools/testing/kunit/kunit.py")
 # --- The seed, and the verdict cache ----------------------------------------------
 tree_id=$(git -C "$src" rev-parse "HEAD^{tree}")
 KUNIT_SEED=${KUNIT_SEED:-$((16#${tree_id:0:12} + 1))}
+# The tree this run tested (make tuxmake compares only results of the same tree).
+echo "$tree_id" > "$outd/tree"
 vkey=
 if [ "${KUNIT_NO_BUILD:-0}${KUNIT_NO_RUN:-0}${KUNIT_CONFIG_ONLY:-0}" = 000 ] && [ "$KUNIT_SEED" != 0 ] &&
 	[ -z "${KUNIT_KERNEL_ARGS:-}${KUNIT_QEMU_ARGS:-}${KUNIT_ACCEL:-}${KUNIT_BUILD_DIR:-}" ] &&
 	[ -z "${BENCH_SMOKE_ARGS+set}" ] && [ -z "$(git -C "$src" status --porcelain --untracked-files=no)" ]; then
 	mapfile -t vfiles < <(printf '%s\n' "${cfgs[@]#--kunitconfig=}"; find "$KUNITD" -type f | LC_ALL=C sort)
 	vkey=$(verdict_key "kunit $LINE_NAME $name" "$tree_id" \
-		"$(hash_files "${vfiles[@]}") present=${KUNIT_PRESENT_SUITES:-} filter=${KUNIT_FILTER:-} smap=${KUNIT_SMAP:-1} timeout=${KUNIT_TIMEOUT:-300} seed=$KUNIT_SEED smoke=$BENCH_SMOKE_DEFAULT" \
-		"$(toolchain_id "${cross}gcc" python3 "$([ "$ARCH" = um ] || echo "qemu-system-$ARCH")")" \
-		"$(hash_files "$TOP/ci/kunit.sh" "$TOP/ci/lib.sh" "$TOP/ci/verdict.sh" "$TOP/ci/ktap_check.py" \
+		"$(hash_files "${vfiles[@]}") present=${KUNIT_PRESENT_SUITES:-} filter=${KUNIT_FILTER:-} smap=${KUNIT_SMAP:-1} timeout=${KUNIT_TIMEOUT:-300} seed=$KUNIT_SEED smoke=$BENCH_SMOKE_DEFAULT $(accel_class)" \
+		"$(toolchain_id "${cross}gcc" "${cross}as" "${cross}ld" python3 "$(qemu_bin "$ARCH")")" \
+		"$(hash_files "$TOP/ci/kunit.sh" "$TOP/ci/lib.sh" "$TOP/ci/verdict.sh" "$LINED/line.conf" "$TOP/ci/ktap_check.py" \
 			"$TOP/ci/bench_report.py" "$TOP/ci/kvm-probe.sh" "$TOP/ci/splat-denylist" "$TOP/ci/splat-allowlist")")
 	if verdict_replay "$vkey" "kunit $name${REV:+ at $REV}" "$outd/results.tsv" "$outd"; then
 		log "KUnit $name passed (replayed from the verdict cache)"

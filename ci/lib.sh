@@ -131,9 +131,12 @@ kunit_config() {
 		LC_ALL=C sort | xargs cat | sha256sum | cut -c1-16)
 	[ -f "$dir/.config" ] && [ "$(cat "$dir/.fragments" 2>/dev/null)" = "$sum" ] && return 0
 	# Its own RUN_NAME, so that the results of ARCH's last run stay.
-	RUN_NAME=config-$arch ARCH=$arch VARIANT='' REV='' KUNIT_CONFIG_ONLY=1 bash "$TOP/ci/kunit.sh" >/dev/null
-	mkdir -p "$dir"
-	[ "$dir" -ef "$LB/kunit/$arch" ] || cp "$LB/kunit/$arch/.config" "$dir/.config"
+	# Explicit returns: a caller in an "if" runs this without errexit, and
+	# an old .config must then not be marked current.
+	rm -f "$dir/.fragments"
+	RUN_NAME=config-$arch ARCH=$arch VARIANT='' REV='' KUNIT_CONFIG_ONLY=1 bash "$TOP/ci/kunit.sh" >/dev/null || return 1
+	mkdir -p "$dir" || return 1
+	[ "$dir" -ef "$LB/kunit/$arch" ] || cp "$LB/kunit/$arch/.config" "$dir/.config" || return 1
 	echo "$sum" > "$dir/.fragments"
 }
 

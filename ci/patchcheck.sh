@@ -168,7 +168,8 @@ check_patch() {
 	docfiles=$(grep -E '\.[ch]$' <<<"$files" || true)
 	[ "$KMODE" != only ] || { kunit_patch; return 0; }
 
-	# checkpatch
+	# checkpatch, from the patch's own tree
+	git -C "$wt" checkout -q -f --detach "$c"
 	ign=$(awk -F'\t' -v s="$subj" '$0 !~ /^#/ && NF >= 3 && ($1 == s || $1 == "*") {print $2}' "$CP_EXCEPTIONS" | paste -sd, -)
 	if tgit format-patch -1 --stdout "$c" | (cd "$wt" && PATH=$venv/bin:$PATH ./scripts/checkpatch.pl \
 		--strict --codespell --no-signoff --show-types ${ign:+--ignore "$ign"} -q -) > "$res/$tag.checkpatch" 2>&1; then
@@ -269,9 +270,12 @@ patch_key() {
 	trees="$(tgit rev-parse "$c^{tree}" "$c^^{tree}" | paste -sd' ' -) $tag $(tgit log -1 --format='%an <%ae>%n%B' "$c" | sha256sum | cut -c1-16)"
 	mapfile -t cfgs < <(find "$KUNITD" "$TOP/configs" -type f | LC_ALL=C sort)
 	cfg=$(hash_files "${cfgs[@]}")
-	cfg="$cfg arches=$PATCHCHECK_ARCHES kconfig=$PATCHCHECK_KCONFIG bench=$BENCH_KCONFIG build=${PATCHCHECK_BUILD:-1} kunit=${PATCHCHECK_KUNIT:-0}"
-	tools=$(toolchain_id gcc aarch64-linux-gnu-gcc s390x-linux-gnu-gcc sparse perl "$venv/bin/codespell" qemu-system-x86_64)
-	scripts=$(hash_files "$TOP/ci/patchcheck.sh" "$TOP/ci/lib.sh" "$TOP/ci/verdict.sh" "$TOP/ci/kunit.sh" \
+	cfg="$cfg arches=$PATCHCHECK_ARCHES kconfig=$PATCHCHECK_KCONFIG bench=$BENCH_KCONFIG build=${PATCHCHECK_BUILD:-1} kunit=$KMODE"
+	# What the per-patch KUnit runs depend on (ci/kunit.sh's knobs).
+	[ "$KMODE" = 0 ] || cfg="$cfg filter=${KUNIT_FILTER:-} smap=${KUNIT_SMAP:-1} timeout=${KUNIT_TIMEOUT:-300} seed=${KUNIT_SEED:-tree} kargs=${KUNIT_KERNEL_ARGS:-} qargs=${KUNIT_QEMU_ARGS:-} smoke=${BENCH_SMOKE_ARGS-default} $(accel_class)"
+	tools=$(toolchain_id gcc as ld aarch64-linux-gnu-gcc aarch64-linux-gnu-as aarch64-linux-gnu-ld \
+		sparse perl python3 "$venv/bin/codespell" qemu-system-x86_64)
+	scripts=$(hash_files "$TOP/ci/patchcheck.sh" "$TOP/ci/lib.sh" "$TOP/ci/verdict.sh" "$LINED/line.conf" "$TOP/ci/kunit.sh" \
 		"$TOP/ci/ktap_check.py" "$TOP/ci/kunit_kconfig.py" "$TOP/ci/kvm-probe.sh" "$TOP/ci/splat-denylist" \
 		"$TOP/ci/splat-allowlist" "$CP_EXCEPTIONS" "$LINED/arch-only")
 	verdict_key "patchcheck $LINE_NAME" "$trees" "$cfg" "$tools" "$scripts"
@@ -311,8 +315,15 @@ for c in $(tgit rev-list --reverse base..HEAD); do
 		prepared=1
 	fi
 	: > "$res/$tag.results"
-	if ! check_patch > "$res/$tag.out" 2>&1; then
-		echo "patchcheck: the checks of patch $tag stopped early" >> "$res/$tag.out"
+	# In a subshell with errexit on: called from "if", a function runs
+	# with errexit off, and a failed checkout or git command would
+	# then compare the wrong tree and still pass.
+	set +e
+	(set -e; check_patch) > "$res/$tag.out" 2>&1
+	rc=$?
+	set -e
+	if [ "$rc" != 0 ]; then
+		echo "patchcheck: the checks of patch $tag stopped early (exit $rc)" >> "$res/$tag.out"
 		printf 'FAIL\tpatch%s:patchcheck\n' "$tag" >> "$res/$tag.results"
 	fi
 	cat "$res/$tag.out"

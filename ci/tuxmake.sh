@@ -75,7 +75,7 @@ log "tuxmake built $ROW in $tux_s s"
 
 # --- The same configuration? --------------------------------------------------------
 # make kunit's configuration of the row (kunit.py config only).
-RUN_NAME=tuxmake-ref-$name LINE=$line ARCH=$arch VARIANT=$variant REV='' KUNIT_CONFIG_ONLY=1 \
+RUN_NAME=tuxmake-ref-$name OUT="$lo" LINE=$line ARCH=$arch VARIANT=$variant REV='' KUNIT_CONFIG_ONLY=1 \
 	bash "$TOP/ci/kunit.sh" > "$res/kunit-config.log" 2>&1 ||
 	{ cat "$res/kunit-config.log" >&2; die "kunit.py config of $name failed" "make$lineopt kunit ARCH=$arch${variant:+ VARIANT=$variant}"; }
 # The compiler's name differs (tuxmake calls the same gcc by its target
@@ -92,8 +92,11 @@ fi
 # --- The same result? ---------------------------------------------------------------
 ref=$lo/kunit/$name/results.tsv
 [ -s "$ref" ] || die "no make kunit results of $name to compare with ($ref)" "make$lineopt kunit ARCH=$arch${variant:+ VARIANT=$variant}"
+# Results of the tree tuxmake built, not of whatever make kunit ran last.
+[ "$(cat "$lo/kunit/$name/tree" 2>/dev/null)" = "$(git -C "$lb/linux" rev-parse "HEAD^{tree}")" ] ||
+	die "the make kunit results of $name ($ref) are not of the work tree's tip" "make$lineopt kunit ARCH=$arch${variant:+ VARIANT=$variant}"
 krc=0
-RUN_NAME=tuxmake-$name LINE=$line ARCH=$arch VARIANT=$variant REV='' KUNIT_NO_BUILD=1 \
+RUN_NAME=tuxmake-$name OUT="$lo" LINE=$line ARCH=$arch VARIANT=$variant REV='' KUNIT_NO_BUILD=1 \
 	KUNIT_BUILD_DIR=$bdir bash "$TOP/ci/kunit.sh" > "$res/kunit.log" 2>&1 || krc=$?
 cp "$lo/kunit/tuxmake-$name/results.tsv" "$res/kunit-results.tsv" 2>/dev/null || : > "$res/kunit-results.tsv"
 if [ "$krc" = 0 ] && diff <(sort "$ref") <(sort "$res/kunit-results.tsv") > "$res/kunit.diff"; then

@@ -18,9 +18,26 @@
 # the same commit finds it: $VERDICT_CACHE, default
 # ${XDG_CACHE_HOME:-~/.cache}/iov_iter-series/verdicts.  It is never read
 # with NOCACHE=1 or by make check-full (TIER=full); both still write it.
-# Each hit and miss is appended to $VERDICT_LOG when set (make check sets
-# it; its closing table counts them per stage): "hit|miss TAB seconds TAB
-# check", where a hit's seconds are those the recorded run took.
+# Each lookup is appended to $VERDICT_LOG when set (make check sets it;
+# its closing table counts them per stage): "hit|miss TAB seconds TAB
+# check", where a hit's seconds are those the recorded run took (a miss's
+# are 0).
+#
+# qemu_bin ARCH: the QEMU binary that runs ARCH's kernels (none for um).
+qemu_bin() {
+	case $1 in
+	x86_64|i386) echo "qemu-system-$1" ;;
+	arm64) echo qemu-system-aarch64 ;;
+	s390) echo qemu-system-s390x ;;
+	esac
+}
+
+# accel_class: what decides KVM or TCG, and so the CPU model, on this
+# machine: KUNIT_ACCEL, and whether /dev/kvm is there at all (ci/kvm-probe.sh
+# then boots each kernel to see whether KVM works).
+accel_class() {
+	printf 'accel=%s kvm-device=%s' "${KUNIT_ACCEL:-auto}" "$([ -e /dev/kvm ] && echo yes || echo no)"
+}
 
 VERDICT_CACHE=${VERDICT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/iov_iter-series/verdicts}
 
@@ -69,7 +86,12 @@ verdict_note() {
 # restore its logs into DIR, and return 0; otherwise return 1.
 verdict_replay() {
 	local key=$1 check=$2 results=$3 dir=$4 e=$VERDICT_CACHE/$1 secs
-	verdict_reads && [ -f "$e/ok" ] || return 1
+	# A miss is noted here, at the lookup, so that a check that then
+	# fails (and stores nothing) still counts as one that ran.
+	if ! verdict_reads || [ ! -f "$e/ok" ]; then
+		verdict_note miss 0 "$check"
+		return 1
+	fi
 	secs=$(cat "$e/seconds")
 	cat "$e/out"
 	cat "$e/results.tsv" >> "$results"
@@ -88,7 +110,6 @@ verdict_replay() {
 verdict_store() {
 	local key=$1 check=$2 secs=$3 results=$4 out=$5 e tmp
 	shift 5
-	verdict_note miss "$secs" "$check"
 	[ -s "$results" ] && ! grep -qv -E '^(PASS|SKIP)	' "$results" || return 0
 	e=$VERDICT_CACHE/$key
 	mkdir -p "$VERDICT_CACHE"
@@ -102,6 +123,8 @@ verdict_store() {
 		cp -a "$@" "$tmp/files/"
 	fi
 	touch "$tmp/ok"
+	# Two runs may store the same key at once: the last one wins, and mv
+	# -T never moves one entry into the other.
 	rm -rf "$e"
-	mv "$tmp" "$e"
+	mv -T "$tmp" "$e" 2>/dev/null || rm -rf "$tmp"
 }
