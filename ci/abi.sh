@@ -185,7 +185,7 @@ verdict=$(compare "$base" "$pend" "$res/prefix.abidiff")
 {
 	echo "  base..end of prefix: $verdict"
 	echo "  (abidiff over the base's $(($(wc -l < "$res/$base.exports") - 4)) exports of those objects and the probe's 4 types;"
-	echo "   -removed ~changed +added, full reports in out/abi/<n>.abidiff)"
+	echo "   -removed ~changed +added, full reports in ${res#"$TOP"/}/<n>.abidiff)"
 } >> "$res/table.txt"
 case $verdict in
 CHANGED*) log "the prefix is not ABI-neutral: $res/prefix.abidiff"; fail=1
