@@ -96,7 +96,9 @@ make_base() {
 	fi
 	local sub
 	sub=$(awk '/^VERSION =/{v=$3} /^PATCHLEVEL =/{p=$3} /^SUBLEVEL =/{s=$3} END{print v"."p"."s}' "$tmp/Makefile")
-	case "$sub" in "$LINE".*) ;; *) rm -rf "$tmp"; die "the base is $sub, not a $LINE_NAME kernel" ;; esac
+	# The line's base version: its name (6.1), or BASE_VERSION from its
+	# line.conf for a line not named after one (mainline).
+	case "$sub" in "${BASE_VERSION:-$LINE}".*) ;; *) rm -rf "$tmp"; die "the base is $sub, not a $LINE_NAME kernel" ;; esac
 
 	log "committing the base (reproducible identity and date)"
 	git -C "$tmp" init -q -b series
