@@ -6,6 +6,9 @@ kernel tree); this script only adds what kunit.py does not do:
 
   * an expected-tests manifest: every listed suite.case must have a result,
     so a test that crashed the guest or silently vanished fails the run;
+  * an expected-skips list: a case may skip only on the runs the list
+    names, with the reason it gives, and a listed case that runs fails too,
+    so the list stays what the runs do;
   * a kernel splat scan of the whole console (WARN, BUG, Oops, KASAN, UBSAN,
     lockdep, RCU stalls, ...) with an allowlist of known-harmless lines.
 
@@ -105,6 +108,49 @@ def read_manifest(path):
     return names
 
 
+def read_expected_skips(path, run):
+    """The (name glob, reason) pairs the list expects to skip on this run.
+
+    Each line: a glob of run names (x86_64, i386-kmap-force, *), a glob of
+    suite.case[.param] names, and the reason, which is required: a skip
+    nobody can explain is not expected.
+    """
+    if not os.path.isfile(path):
+        sys.exit(f'ktap_check: expected-skips file {path} is missing')
+    names = []
+    with open(path, encoding='utf-8') as f:
+        for lineno, line in enumerate(f, 1):
+            line = line.strip()
+            if not line or line.startswith('#'):
+                continue
+            fields = line.split(None, 2)
+            if len(fields) < 3:
+                sys.exit(f'ktap_check: {path}:{lineno}: want "<run glob> <suite.case> <reason>"')
+            if fnmatch.fnmatch(run, fields[0]):
+                names.append((fields[1], fields[2]))
+    return names
+
+
+def listed_skip(name, may_skip):
+    """The reason the list gives for this test to skip, or None."""
+    for glob, reason in may_skip:
+        if fnmatch.fnmatchcase(name, glob):
+            return reason
+    return None
+
+
+def expected_name(name, flt):
+    """Whether a manifest name is in a run limited by kunit.py's filter glob.
+
+    The glob is "suite" or "suite.case", as kunit.py takes it; parameters
+    of a case (suite.case.param) follow their case.
+    """
+    parts = name.split('.')
+    if '.' in flt:
+        return fnmatch.fnmatch('.'.join(parts[:2]), flt)
+    return fnmatch.fnmatch(parts[0], flt)
+
+
 def source_cases(paths):
     """The case functions that KUNIT_CASE*() registers in the C files."""
     cases = set()
@@ -125,11 +171,19 @@ def main():
     ap.add_argument('--allowlist', required=True,
                     help='regexes of known-harmless lines')
     ap.add_argument('--results', help='append TSV results here')
-    ap.add_argument('--filter', help='the suite glob the run was limited to: '
-                    'only manifest names of matching suites are expected')
+    ap.add_argument('--filter', help='the filter glob the run was limited to '
+                    '(suite or suite.case, as kunit.py takes it): only manifest '
+                    'names it matches are expected')
+    ap.add_argument('--expected-skips', required=True, metavar='FILE',
+                    help='the cases that may skip, per run: a skip it does not list '
+                         'fails, and so does a case it lists that ran')
+    ap.add_argument('--run', default='',
+                    help='the run name the expected skips are matched against '
+                         '(default: the label without its colon)')
     ap.add_argument('--present-suites', action='store_true',
                     help='only expect manifest names of suites that the log has '
-                         '(runs of earlier patches, before a suite was added)')
+                         '(runs of earlier patches, before a suite was added); '
+                         'with --source-cases, the sources decide instead')
     ap.add_argument('--source-cases', metavar='FILE',
                     help='C files whose KUNIT_CASE*() names are the cases this kernel '
                          'has: manifest names of other cases are not expected (runs '
@@ -143,6 +197,8 @@ def main():
     parser = load_parser(args.kunit_dir)
     deny = read_patterns(args.denylist, 'denylist')
     allow = read_patterns(args.allowlist, 'allowlist')
+    run = args.run or args.label.rstrip(':')
+    may_skip = read_expected_skips(args.expected_skips, run)
 
     with open(args.log, encoding='utf-8', errors='replace') as f:
         lines = f.readlines()
@@ -166,18 +222,32 @@ def main():
                     results.append(('FAIL', name, test.status.name, False))
             continue
         if test.status == parser.TestStatus.SKIPPED:
-            results.append(('SKIP', name, '', False))
+            if listed_skip(name, may_skip) is not None:
+                results.append(('SKIP', name, '', False))
+            else:
+                results.append(('FAIL', name, f'skipped, and {args.expected_skips} '
+                                f'does not list it for {run or "this run"}', False))
         elif test.status in ok:
             results.append(('PASS', name, '', False))
+            reason = listed_skip(name, may_skip)
+            if reason is not None:
+                # The reason it skipped is gone: the list must say so.
+                results.append(('FAIL', f'expected-skip:{name}',
+                                 f'listed as skipped on {run} ({reason}), '
+                                 f'but it ran and passed: drop it from {args.expected_skips}',
+                                 True))
         else:
             results.append(('FAIL', name, test.status.name, False))
 
     for manifest in args.manifest:
         expected = read_manifest(manifest)
         if args.filter:
-            expected = [n for n in expected
-                        if fnmatch.fnmatch(n.split('.')[0], args.filter.split('.')[0])]
-        if args.present_suites:
+            expected = [n for n in expected if expected_name(n, args.filter)]
+        if args.present_suites and not args.source_cases:
+            # Without the sources, a suite the log lacks is taken as one
+            # the tree does not have yet.  With them (below), a case the
+            # sources register is expected whether or not its suite ran,
+            # so a suite lost to a config line is caught.
             suites = {name.split('.')[0] for name in seen}
             expected = [n for n in expected if n.split('.')[0] in suites]
         if args.source_cases:

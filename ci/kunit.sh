@@ -11,7 +11,8 @@
 # tests, kernel splats).
 #
 # Knobs for other scripts:
-#   KUNIT_FILTER          suite glob to run
+#   KUNIT_FILTER          the tests to run, as kunit.py's filter glob:
+#                         suite or suite.case (iov_iter.iov_kunit_copy_to_kvec)
 #   KUNIT_NO_BUILD=1      run the existing build
 #   KUNIT_NO_RUN=1        build only
 #   KUNIT_CONFIG_ONLY=1   only write the configuration (kunit.py config)
@@ -87,13 +88,22 @@ if [ -n "${KUNIT_PRESENT_SUITES:-}" ]; then
 	# An earlier patch lacks some of the series' Kconfig symbols (the
 	# benchmarks come with patch 3): kunit.py would refuse a fragment that
 	# asks for them, so drop the lines of symbols this tree does not define.
+	# Only symbols that the line's tip defines may go: a symbol no Kconfig
+	# of the tip has is a mistake (a misspelling would otherwise drop its
+	# suite, and the suite would no longer be expected).
+	kconfig_symbols() {
+		{ git -C "$1" grep -h -E '^[[:space:]]*(menu)?config [A-Z0-9_]+' HEAD -- '*Kconfig*' || true; } |
+			awk '{print $2}' | sort -u
+	}
 	defined=$outd/kconfig-symbols
-	git -C "$src" grep -h -E '^[[:space:]]*(menu)?config [A-Z0-9_]+' -- '*Kconfig*' |
-		awk '{print $2}' | sort -u > "$defined"
+	kconfig_symbols "$src" > "$defined"
+	kconfig_symbols "$TREE" > "$outd/kconfig-symbols.tip"
 	for i in "${!cfgs[@]}"; do
 		f=${cfgs[$i]#--kunitconfig=}
+		unknown=$(sed -n 's/^CONFIG_\([A-Z0-9_]*\)=.*/\1/p' "$f" | sort -u | comm -23 - "$outd/kconfig-symbols.tip")
+		[ -z "$unknown" ] || die "${f#"$TOP"/} sets ${unknown//$'\n'/ }, which no Kconfig of the line's tip defines" "$repro"
 		awk -v d="$defined" 'BEGIN { while ((getline s < d) > 0) have[s] = 1 }
-			/^CONFIG_[A-Z0-9_]+=/ { s = $0; sub(/^CONFIG_/, "", s); sub(/=.*/, "", s); if (!(s in have)) next }
+			/^CONFIG_[A-Z0-9_]+=/ { s = $0; sub(/^CONFIG_/, "", s); sub(/=.*/, "", s); if (!(s in have)) { print "# dropped: " $0; next } }
 			{ print }' "$f" > "$outd/fragment-$i.kunitconfig"
 		cfgs[i]=--kunitconfig=$outd/fragment-$i.kunitconfig
 	done
@@ -205,6 +215,10 @@ done
 for m in "$KUNITD/expected-tests.$ARCH" ${VARIANT:+"$KUNITD/expected-tests.$VARIANT"}; do
 	[ ! -f "$m" ] || manifests+=(--manifest="$m")
 done
+# The cases that may skip, per run, with their reasons: required, like the
+# manifests (an empty list says no case may skip).
+skips=$KUNITD/expected-skips
+[ -f "$skips" ] || die "the expected-skips list $skips is missing" "git -C $TOP status -- ${KUNITD#"$TOP"/}"
 cases=
 if [ -n "${KUNIT_PRESENT_SUITES:-}" ]; then
 	for f in "$src/$KUNIT_SRC" "$src/$NET_KUNIT_SRC"; do
@@ -217,6 +231,7 @@ python3 "$TOP/ci/ktap_check.py" "$outd/raw.log" --kunit-dir="$src/tools/testing/
 	${KUNIT_PRESENT_SUITES:+--present-suites} \
 	${cases:+--source-cases="$cases"} \
 	--denylist="$TOP/ci/splat-denylist" --allowlist="$TOP/ci/splat-allowlist" \
+	--expected-skips="$skips" --run="$name" \
 	--label="$name:" --results="$outd/results.tsv" || rc=1
 if grep -qE '(^|[[:space:]])(not )?ok [0-9]+ bench_' "$outd/raw.log" &&
 	! python3 "$TOP/ci/bench_report.py" --lines="$outd/raw.log" --label="$name:" \

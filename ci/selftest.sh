@@ -66,10 +66,13 @@ expect() {
 }
 
 # --- ktap_check.py on recorded logs -------------------------------------------
-check() {
-	python3 "$TOP/ci/ktap_check.py" "$data/ktap/$1" --kunit-dir="$kunit_dir" \
-		--manifest="$data/ktap/expected-tests" \
-		--denylist="$TOP/ci/splat-denylist" --allowlist="$data/ktap/allowlist"
+: > "$work/no-skips"
+check() { # check LOG [ARGS...]: LOG under ci/testdata/ktap, or a path
+	local log=$1
+	case $log in /*) ;; *) log=$data/ktap/$log ;; esac
+	python3 "$TOP/ci/ktap_check.py" "$log" --kunit-dir="$kunit_dir" \
+		--manifest="$data/ktap/expected-tests" --expected-skips="${SKIPS:-$work/no-skips}" \
+		--denylist="$TOP/ci/splat-denylist" --allowlist="$data/ktap/allowlist" "${@:2}"
 }
 expect ktap-clean 0 '^PASS splat-scan' -- check clean.log
 expect ktap-failed-case 1 '^FAIL memcpy\.memmove_test' -- check failed-case.log
@@ -77,9 +80,30 @@ expect ktap-warn-splat 1 '^ +splat [0-9]+: WARNING: CPU' -- check warn.log
 expect ktap-missing-test 1 '^FAIL manifest:.*memcpy\.strtomem_test' -- check missing-test.log
 expect ktap-crash 1 '^FAIL (ktap|manifest)' -- check crash.log
 expect ktap-allowlisted 0 '^PASS splat-scan' -- check allowlisted.log
+# Skips: only a listed one passes, and a listed one that runs fails.
+with_skips() { local SKIPS=$1; shift; check "$@"; }
+printf 'x86_64\tmemcpy.memcpy_*\tthe reason\n' > "$work/skips"
+expect ktap-unexpected-skip 1 '^FAIL memcpy\.memcpy_test: skipped, and .* does not list it' -- check skip.log
+expect ktap-expected-skip 0 '0 failed, 1 skipped' -- with_skips "$work/skips" skip.log --run=x86_64
+expect ktap-skip-other-run 1 '^FAIL memcpy\.memcpy_test: skipped' -- with_skips "$work/skips" skip.log --run=arm64
+expect ktap-listed-skip-runs 1 '^FAIL expected-skip:memcpy\.memcpy_test: .*ran and passed' -- with_skips "$work/skips" clean.log --run=x86_64
+printf 'x86_64 memcpy.memcpy_test\n' > "$work/skips.bad"
+expect ktap-skip-without-reason 1 'want "<run glob> <suite.case> <reason>"' -- with_skips "$work/skips.bad" clean.log
+expect ktap-no-skips-list 1 'expected-skips file .* is missing' -- with_skips "$work/none" clean.log
+# A suite.case filter expects that case alone; a suite filter its suite.
+grep -v -E '^ +ok [0-9]+ (memset|memmove|strtomem)_test$' "$data/ktap/clean.log" |
+	sed -e 's/^    1\.\.4$/    1..1/' -e 's/^    ok 2 memcpy_test$/    ok 1 memcpy_test/' > "$work/one-case.log"
+expect ktap-filter-case 0 '^PASS manifest:.*1 expected tests present' -- check "$work/one-case.log" --filter=memcpy.memcpy_test
+expect ktap-filter-suite 1 '^FAIL manifest:.*memcpy\.memset_test' -- check "$work/one-case.log" --filter=memcpy
+# With the sources, a suite missing from the log is still expected when
+# the sources register its cases (a suite lost to a dropped config line).
+printf 'static struct kunit_case c[] = {\n\tKUNIT_CASE(memset_test),\n\tKUNIT_CASE(memcpy_test),\n};\n' > "$work/cases.c"
+{ sed '/^KTAP version 1$/,$d' "$data/ktap/clean.log"; printf 'KTAP version 1\n1..0\n'; } > "$work/no-suite.log"
+expect ktap-present-suites 0 '^PASS manifest:.*0 expected tests present' -- check "$work/no-suite.log" --present-suites
+expect ktap-lost-suite 1 '^FAIL manifest:.*2 of 2 expected tests have no result' -- check "$work/no-suite.log" --present-suites --source-cases="$work/cases.c"
 check_real() {
 	python3 "$TOP/ci/ktap_check.py" "$data/ktap/$1" --kunit-dir="$kunit_dir" \
-		--manifest="$data/ktap/expected-tests" \
+		--manifest="$data/ktap/expected-tests" --expected-skips="$work/no-skips" \
 		--denylist="$TOP/ci/splat-denylist" --allowlist="$TOP/ci/splat-allowlist"
 }
 expect ktap-fault-injection-block 0 '^PASS splat-scan' -- check_real fault-injection.log
@@ -87,7 +111,7 @@ expect ktap-fault-injection-i386 0 '^PASS splat-scan' -- check_real fault-inject
 expect ktap-warn-after-block 1 '^ +splat [0-9]+: WARNING: CPU' -- check_real fault-injection-then-warn.log
 expect ktap-no-denylist 1 'denylist file .* is missing' -- \
 	python3 "$TOP/ci/ktap_check.py" "$data/ktap/clean.log" --kunit-dir="$kunit_dir" \
-	--denylist="$work/none" --allowlist="$data/ktap/allowlist"
+	--expected-skips="$work/no-skips" --denylist="$work/none" --allowlist="$data/ktap/allowlist"
 
 # --- tree / export / lint on a tiny tree ---------------------------------------
 mini=$work/src
@@ -117,6 +141,11 @@ expect tree-second-is-noop 0 'up to date' -- t tree
 expect export-byte-stable 0 'already matches' -- t export
 expect export-same-bytes 0 '' -- diff -r "$work/patches.1" "$work/patches"
 expect cover-has-base-commit 0 '^base-commit: [0-9a-f]{40}$' -- cat "$work/patches/0000-cover-letter.patch"
+# A per-patch KUnit run may drop only the config lines of symbols the
+# line's tip defines: against this tiny tip, which defines none, the
+# line's fragments fail by name instead of losing their suites.
+expect kunit-unknown-kconfig 1 'sets .*KUNIT.* which no Kconfig of the line.s tip defines' -- \
+	env TREE="$work/linux" OUT="$work/kout" KUNIT_PRESENT_SUITES=1 KUNIT_CONFIG_ONLY=1 bash "$TOP/ci/kunit.sh"
 
 sed -i '1d' "$work/patches/series"
 expect lint-series-mismatch 1 '0001-lib-one-returns-11.patch is not listed in series' -- t lint
