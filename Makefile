@@ -2,9 +2,9 @@
 # scripts in ci/; each target is one of them.  See README.md.
 
 ARCH ?= x86_64
-export LINE TUXMAKE_ROW KCIDB_RUN KCIDB_ORIGIN KCIDB_PATCH_URL KCIDB_GIT_REPO NATIVE_SMOKE NATIVE_ARGS ARCH VARIANT REV KERNEL_SRC FORCE PATCHCHECK_KUNIT PATCHCHECK_FROM MBOX_CHECK COVER_CHECK NOTES_CHECK STAGES TIER NOCACHE
+export LINE TUXMAKE_ROW KCIDB_RUN KCIDB_ORIGIN KCIDB_PATCH_URL KCIDB_GIT_REPO NATIVE_SMOKE NATIVE_ARGS ARCH VARIANT REV KERNEL_SRC FORCE PATCHCHECK_KUNIT PATCHCHECK_FROM MBOX_CHECK COVER_CHECK NOTES_CHECK COSTS_CHECK CHECK_DIRS STAGES TIER NOCACHE
 
-.PHONY: help deps tree export lint kunit selftest mutants patchcheck sizes abi uaudit divergence mainline-check codegen native mbox range-diff post notes docs plan tuxmake kcidb check check-full bench
+.PHONY: help deps tree export lint kunit selftest mutants patchcheck sizes abi uaudit divergence mainline-check codegen native mbox range-diff post notes docs costs plan tuxmake kcidb check check-full bench
 
 help:
 	@echo 'Every target takes LINE=<line> (the lines: the directories ci/*/ with a line.conf, named without .y: 6.1, 6.12); the default is LINE=6.1.'
@@ -33,6 +33,7 @@ help:
 	@echo 'make post     after mailing: tag <line>/series-vN, bump patches/<line>/VERSION'
 	@echo 'make notes    regenerate MAINTAINERS-notes/<line> (get_maintainer per patch)'
 	@echo 'make docs     MAINTAINERS-notes current, documented commands exist'
+	@echo 'make costs    the cost table of Documentation/testing.md from ci/stages.tsv and the last runs   [COSTS_CHECK=1: only check it]'
 	@echo 'make plan     out/plan/plan.yaml: the whole matrix of both lines as a TuxSuite plan, validated offline'
 	@echo 'make tuxmake  one plan row built by tuxmake locally, compared with make kunit   [TUXMAKE_ROW=6.1.y-kunit-x86_64]'
 	@echo 'make kcidb    out/kcidb/kcidb.json: the last make check as KCIDB data, validated   [KCIDB_RUN=out/check-full] [KCIDB_ORIGIN=...]'
@@ -96,6 +97,9 @@ notes:
 
 docs:
 	@bash ci/docs.sh
+
+costs:
+	@bash ci/costs.sh
 
 plan: deps
 	@bash ci/plan.sh

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # make docs: the reviewer documents are current and their commands exist.
 #   1. each line's MAINTAINERS-notes/<line> is what make notes generates now;
+#   1a. Documentation/testing.md's stage reference and cost table name the
+#      stages, tiers and shares of ci/stages.tsv (COSTS_CHECK=1 make costs);
 #   2. every command in a ```sh block of README.md and Documentation/**.md
 #      is checked without side effects: make targets with make -n (the
 #      target exists), the values of STAGES= and LINE= against
@@ -27,6 +29,13 @@ for l in $LINES; do
 		result FAIL "docs:MAINTAINERS-notes/$n" "$(tail -n2 "$res/notes-$n.log" | head -n1)"
 	fi
 done
+
+# testing.md's stage reference and cost table follow ci/stages.tsv.
+if COSTS_CHECK=1 bash "$TOP/ci/costs.sh" > "$res/costs.log" 2>&1; then
+	result PASS docs:cost-table
+else
+	result FAIL docs:cost-table "$(tail -n1 "$res/costs.log")"
+fi
 
 # Every command of a ```sh block, checked without running it.
 # DOCS_FILES: check these files instead (the self-tests).

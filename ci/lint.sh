@@ -64,5 +64,26 @@ if [ -d "$TREE/.git" ] && tgit rev-parse -q --verify refs/tags/base >/dev/null; 
 	rm -f "$tmp.diff"
 fi
 
+# The cover letter's "last full run" block (make check-full writes it)
+# names a run of the series' tip, or the sentence before it says plainly
+# that no run of this version exists yet.
+cover=$PATCHES/cover-letter.txt
+if [ -f "$cover" ] && grep -q '^--- last full run ' "$cover" && [ -d "$TREE/.git" ]; then
+	blocktip=$(sed -n '/^--- last full run /,/^--- end of last full run/p' "$cover" | tr '\n' ' ' |
+		sed -n 's/.*series tip \([0-9a-f]\{7,40\}\).*/\1/p')
+	version=$(sed -n 's/^version: //p' "$PATCHES/VERSION" 2>/dev/null || true)
+	intro=$(grep -B3 '^--- last full run ' "$cover" | tr '\n' ' ')
+	case $(tgit rev-parse HEAD) in
+	"${blocktip:-none}"*) ;;
+	*)
+		case $intro in
+		*"none of version ${version:-?} yet"*) ;;
+		*) err "$P/cover-letter.txt: the last full run names series tip ${blocktip:-(none)}, not this tip, and the text before it does not say \"none of version ${version:-?} yet\"" \
+			"make$LINEOPT check-full   # or say so before the block" ;;
+		esac
+		;;
+	esac
+fi
+
 [ "$fail" = 0 ] || exit 1
 echo "lint: $P/ is consistent ($(wc -w <<<"$listed") patches)"

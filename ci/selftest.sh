@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
 # make selftest: prove that the glue in ci/ catches what it must catch.
 #   - ktap_check.py on recorded console logs: a clean run passes; a failed
-#     case, a WARN splat and a missing test are each caught;
+#     case, a WARN splat and a missing test are each caught; a skip the
+#     expected-skips list lacks fails, and so does a listed one that runs;
+#     a suite.case filter expects that case; a suite lost from a per-patch
+#     run is caught, and so is a config symbol the line's tip lacks;
+#   - make costs: testing.md's stage reference and cost table fail when
+#     ci/stages.tsv changes a share, a tier or adds a stage;
+#   - make lint: a last-full-run block of another tip fails unless the
+#     cover letter says that this version has none yet;
 #   - tree/export/lint on a tiny 6.1-shaped tree: export is byte-stable, a
 #     broken patch stops make tree and is named, a series/file mismatch and
 #     unexported commits are refused;
@@ -113,6 +120,16 @@ expect ktap-no-denylist 1 'denylist file .* is missing' -- \
 	python3 "$TOP/ci/ktap_check.py" "$data/ktap/clean.log" --kunit-dir="$kunit_dir" \
 	--expected-skips="$work/no-skips" --denylist="$work/none" --allowlist="$data/ktap/allowlist"
 
+# --- make costs: testing.md's tables follow ci/stages.tsv ---------------------
+costs_check() { env STAGE_LIST="$1" COSTS_CHECK=1 bash "$TOP/ci/costs.sh"; }
+expect costs-current 0 'agrees with ci/stages.tsv' -- costs_check "$TOP/ci/stages.tsv"
+sed 's/^\(6\.1:lint\tci\t\)5/\17/' "$TOP/ci/stages.tsv" > "$work/stages.share"
+expect costs-share-changed 1 'cost table .* disagrees with ci/stages.tsv' -- costs_check "$work/stages.share"
+sed 's/^\(6\.1:mutants\t\)full/\1ci/' "$TOP/ci/stages.tsv" > "$work/stages.tier"
+expect costs-tier-changed 1 'stage reference .* disagrees' -- costs_check "$work/stages.tier"
+{ cat "$TOP/ci/stages.tsv"; printf '6.1:new-stage\tfull\t10\t10\n'; } > "$work/stages.new"
+expect costs-stage-added 1 'stage reference .* disagrees.*6\.1:new-stage' -- costs_check "$work/stages.new"
+
 # --- tree / export / lint on a tiny tree ---------------------------------------
 mini=$work/src
 mkdir -p "$mini/lib"
@@ -141,6 +158,22 @@ expect tree-second-is-noop 0 'up to date' -- t tree
 expect export-byte-stable 0 'already matches' -- t export
 expect export-same-bytes 0 '' -- diff -r "$work/patches.1" "$work/patches"
 expect cover-has-base-commit 0 '^base-commit: [0-9a-f]{40}$' -- cat "$work/patches/0000-cover-letter.patch"
+# The cover letter's last-full-run block names this tip, or the text
+# before it says that this version has no run yet.
+cp "$work/patches/cover-letter.txt" "$work/cover.orig"
+printf 'version: 2\n' > "$work/patches/VERSION"
+printf 'The last full run:\n\n--- last full run (generated) ---\nmake check-full, series tip 0123456789ab ("old"):\n--- end of last full run ---\n' >> "$work/patches/cover-letter.txt"
+t export > /dev/null 2>&1
+expect lint-stale-full-run 1 'names series tip 0123456789ab, not this tip' -- t lint
+sed -i 's/^The last full run:$/The last full run (of version 1; none of version 2 yet):/' "$work/patches/cover-letter.txt"
+t export > /dev/null 2>&1
+expect lint-full-run-none-yet 0 'consistent' -- t lint
+sed -i "s/series tip 0123456789ab/series tip $("${mt[@]}" rev-parse --short=12 HEAD)/; s/ (of version 1; none of version 2 yet)//" "$work/patches/cover-letter.txt"
+t export > /dev/null 2>&1
+expect lint-full-run-current 0 'consistent' -- t lint
+cp "$work/cover.orig" "$work/patches/cover-letter.txt"
+rm "$work/patches/VERSION"
+t export > /dev/null 2>&1
 # A per-patch KUnit run may drop only the config lines of symbols the
 # line's tip defines: against this tiny tip, which defines none, the
 # line's fragments fail by name instead of losing their suites.
