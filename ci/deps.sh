@@ -46,12 +46,18 @@ PKGS=(
 	"python3-venv:@venv"
 	"rsync:rsync"
 )
-# Each line's base: the Debian package its ci/<line>/line.conf names.
+# Each line's base: the Debian package its ci/<line>/line.conf names,
+# installed from the machine's own suites, or (SRC_SUITE) fetched below.
+fetch=()
 for conf in "$TOP"/ci/*/line.conf; do
 	# shellcheck source=6.1.y/line.conf
-	pkg=$(SRC_PKG=; . "$conf"; echo "$SRC_PKG")
+	read -r pkg suite < <(SRC_PKG=; SRC_SUITE=; . "$conf"; echo "$SRC_PKG ${SRC_SUITE:-}")
 	[ -n "$pkg" ] || die "$conf names no SRC_PKG"
-	PKGS+=("$pkg:/usr/src/$pkg.tar.xz")
+	if [ -n "$suite" ]; then
+		fetch+=("$pkg:$suite")
+	else
+		PKGS+=("$pkg:/usr/src/$pkg.tar.xz")
+	fi
 done
 
 have() {
@@ -78,6 +84,14 @@ if [ ${#missing[@]} -gt 0 ]; then
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
 		die "apt-get install failed" "apt-get install ${missing[*]}"
 fi
+
+# The bases of the lines whose package comes from another suite
+# (trixie-backports): fetched, never installed (ci/fetch-src.sh).
+for f in ${fetch[@]+"${fetch[@]}"}; do
+	pkg=${f%%:*} suite=${f#*:}
+	[ -s "$SRC_CACHE/$pkg.tar.xz" ] && [ -s "$SRC_CACHE/$pkg.version" ] && continue
+	bash "$TOP/ci/fetch-src.sh" "$pkg" "$suite"
+done
 
 # Python tools in a project venv: pinned, and out of the system's way
 # (Debian 12 refuses pip installs into the system interpreter).

@@ -16,7 +16,10 @@ fi
 [ -z "$(tgit status --porcelain --untracked-files=no)" ] ||
 	die "$TREE has uncommitted changes: commit them first" "git -C $TREE status"
 [ ! -d "$TREE/.git/rebase-apply" ] || die "$TREE has a git am/rebase in progress"
-[ -f "$COVER" ] || die "$COVER is missing (the cover letter's subject and text)"
+mapfile -t postings < <(postings_list "$PATCHES")
+if [ ${#postings[@]} = 0 ]; then
+	[ -f "$COVER" ] || die "$COVER is missing (the cover letter's subject and text)"
+fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -25,10 +28,39 @@ trap 'rm -rf "$tmp"' EXIT
 # no user or system config (format.*, diff.*), fixed abbreviation, no
 # version signature, no commit hashes in the From lines, no threading
 # (Message-Ids are random; threading is b4's and git send-email's job).
+# xgit BRANCH COVER ARGS...: git, with COVER as BRANCH's description
+# (format-patch's cover letter text when the range ends at BRANCH).
 xgit() {
+	local branch=$1 cover=$2
+	shift 2
 	GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null \
 		git -C "$TREE" -c core.abbrev=12 -c diff.algorithm=myers \
-		-c branch.series.description="$(cat "$COVER")" "$@"
+		-c branch."$branch".description="$(cat "$cover")" "$@"
+}
+
+# format_range FROM TO OUTDIR COVER: format-patch FROM..TO with the cover
+# letter COVER, based on FROM.
+format_range() {
+	local from=$1 to=$2 outdir=$3 cover=$4 tip_date
+	# The cover letter is from the tip commit's author (format-patch uses
+	# the committer identity for it) and carries the tip's date.
+	tip_date=$(tgit log -1 --format='%aD' "$to")
+	# The range must end at a branch for format-patch to take its
+	# description: a posting that ends before the tip gets a branch of its
+	# own for the call.
+	local branch=series
+	if [ "$(tgit rev-parse "$to")" != "$(tgit rev-parse HEAD)" ]; then
+		branch=patchq-posting
+		tgit branch -f "$branch" "$to"
+	fi
+	GIT_COMMITTER_NAME=$(tgit log -1 --format='%an' "$to") \
+	GIT_COMMITTER_EMAIL=$(tgit log -1 --format='%ae' "$to") \
+	xgit "$branch" "$cover" format-patch -q -o "$outdir" --zero-commit --no-signature --base="$from" \
+		--cover-letter --cover-from-description=subject \
+		"$from..$branch" >/dev/null
+	[ "$branch" = series ] || tgit branch -q -D "$branch"
+	# format-patch dates the cover letter "now": give it the tip's date.
+	sed -i "1,/^\$/s/^Date: .*/Date: $tip_date/" "$outdir/0000-cover-letter.patch"
 }
 
 n=$(tgit rev-list --count base..HEAD)
@@ -36,17 +68,31 @@ if [ "$n" -gt 0 ]; then
 	branch=$(tgit symbolic-ref -q --short HEAD || echo series)
 	[ "$branch" = series ] || die "$TREE is on branch $branch; the series lives on branch 'series'" \
 		"git -C $TREE checkout series"
-	# The cover letter is from the tip commit's author (format-patch uses
-	# the committer identity for it) and carries the tip's date.
-	tip_date=$(tgit log -1 --format='%aD' HEAD)
-	GIT_COMMITTER_NAME=$(tgit log -1 --format='%an' HEAD) \
-	GIT_COMMITTER_EMAIL=$(tgit log -1 --format='%ae' HEAD) \
-	xgit format-patch -q -o "$tmp" --zero-commit --no-signature --base=base \
-		--cover-letter --cover-from-description=subject \
-		base..HEAD >/dev/null
-	# format-patch dates the cover letter "now": give it the tip's date.
-	sed -i "1,/^\$/s/^Date: .*/Date: $tip_date/" "$tmp/0000-cover-letter.patch"
 fi
+if [ ${#postings[@]} -gt 0 ]; then
+	# One format-patch per posting, each based on the one before.
+	mapfile -t commits < <(tgit rev-list --reverse base..HEAD)
+	from=base at=0
+	for p in "${postings[@]}"; do
+		read -r name count _ <<< "$p"
+		[[ $count =~ ^[1-9][0-9]*$ ]] || die "${PATCHES#"$TOP"/}/postings: $name: '$count' is not a number of patches"
+		if [ $((at + count)) -gt "$n" ]; then
+			die "${PATCHES#"$TOP"/}/postings: $name takes $count patches, but the series has only $((n - at)) left" \
+				"git -C $TREE log --oneline base..HEAD"
+		fi
+		[ -f "$PATCHES/$name/cover-letter.txt" ] ||
+			die "${PATCHES#"$TOP"/}/$name/cover-letter.txt is missing (the posting's cover letter)"
+		to=${commits[$((at + count - 1))]}
+		mkdir -p "$tmp/$name"
+		format_range "$from" "$to" "$tmp/$name" "$PATCHES/$name/cover-letter.txt"
+		from=$to at=$((at + count))
+	done
+	[ "$at" = "$n" ] || die "${PATCHES#"$TOP"/}/postings takes $at patches, the series has $n" \
+		"git -C $TREE log --oneline base..HEAD"
+elif [ "$n" -gt 0 ]; then
+	format_range base HEAD "$tmp" "$COVER"
+fi
+[ ! -f "$PATCHES/postings" ] || cp "$PATCHES/postings" "$tmp/postings"
 patch_files "$tmp" > "$tmp/series"
 {
 	echo "# The base the series applies to; written by make export from the work tree."
@@ -56,13 +102,14 @@ patch_files "$tmp" > "$tmp/series"
 # Replace only what changed, so unchanged files keep their timestamps.
 mkdir -p "$DEST"
 changed=0
-for f in "$DEST"/*.patch; do
+for f in "$DEST"/*.patch "$DEST"/*/*.patch; do
 	[ -e "$f" ] || continue
-	[ -e "$tmp/${f##*/}" ] || { rm -f "$f"; changed=1; }
+	[ -e "$tmp/${f#"$DEST"/}" ] || { rm -f "$f"; changed=1; }
 done
-for f in "$tmp"/*; do
-	cmp -s "$f" "$DEST/${f##*/}" || { cp "$f" "$DEST/"; changed=1; }
-done
+while read -r f; do
+	mkdir -p "$(dirname "$DEST/$f")"
+	cmp -s "$tmp/$f" "$DEST/$f" || { cp "$tmp/$f" "$DEST/$f"; changed=1; }
+done < <(cd "$tmp" && find . -type f ! -name postings | sed 's|^\./||' | LC_ALL=C sort)
 if [ -z "${EXPORT_DIR:-}" ]; then
 	tgit update-ref refs/patchq/synced HEAD
 	rm -f "$TREE/.git/patchq-digest"

@@ -29,10 +29,15 @@ def load_parser(kunit_dir):
     except ImportError as exc:
         sys.exit(f'ktap_check: cannot import kunit_parser from {kunit_dir}: {exc}')
     # kunit_parser prints its progress, which kunit.py has already shown:
-    # keep our output to our verdicts.
-    kunit_parser.stdout._output = open(os.devnull, 'w', encoding='utf-8')  # pylint: disable=protected-access,consider-using-with
-    kunit_parser.stdout._use_color = False  # pylint: disable=protected-access
-    return kunit_parser
+    # keep our output to our verdicts.  Older parsers (6.1, 6.12) print
+    # through their module's stdout printer; newer ones (7.x) take a
+    # printer argument, and kunit_printer has a silent one.
+    if hasattr(kunit_parser, 'stdout'):
+        kunit_parser.stdout._output = open(os.devnull, 'w', encoding='utf-8')  # pylint: disable=protected-access,consider-using-with
+        kunit_parser.stdout._use_color = False  # pylint: disable=protected-access
+        return kunit_parser, kunit_parser.parse_run_tests
+    import kunit_printer  # noqa: E402  pylint: disable=import-outside-toplevel
+    return kunit_parser, lambda lines: kunit_parser.parse_run_tests(lines, kunit_printer.null_printer)
 
 
 def walk(test, prefix=''):
@@ -194,7 +199,7 @@ def main():
                          '(to write a manifest from a known-good run)')
     args = ap.parse_args()
 
-    parser = load_parser(args.kunit_dir)
+    parser, parse_run_tests = load_parser(args.kunit_dir)
     deny = read_patterns(args.denylist, 'denylist')
     allow = read_patterns(args.allowlist, 'allowlist')
     run = args.run or args.label.rstrip(':')
@@ -204,7 +209,7 @@ def main():
         lines = f.readlines()
 
     results = []  # (status, name, detail, is_guard)
-    root = parser.parse_run_tests(lines)
+    root = parse_run_tests(lines)
     if args.print_names:
         for name, _, _ in walk(root):
             print(name)

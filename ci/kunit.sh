@@ -134,7 +134,7 @@ if [ "${KUNIT_NO_BUILD:-0}${KUNIT_NO_RUN:-0}${KUNIT_CONFIG_ONLY:-0}" = 000 ] && 
 		"$(hash_files "${vfiles[@]}") present=${KUNIT_PRESENT_SUITES:-} filter=${KUNIT_FILTER:-} smap=${KUNIT_SMAP:-1} timeout=${KUNIT_TIMEOUT:-300} seed=$KUNIT_SEED smoke=$BENCH_SMOKE_DEFAULT $(accel_class)" \
 		"$(toolchain_id "${cross}gcc" "${cross}as" "${cross}ld" python3 "$(qemu_bin "$ARCH")")" \
 		"$(hash_files "$TOP/ci/kunit.sh" "$TOP/ci/lib.sh" "$TOP/ci/verdict.sh" "$LINED/line.conf" "$TOP/ci/ktap_check.py" \
-			"$TOP/ci/bench_report.py" "$TOP/ci/kvm-probe.sh" "$TOP/ci/splat-denylist" "$TOP/ci/splat-allowlist")")
+			"$TOP/ci/bench_report.py" "$TOP/ci/kvm-probe.sh" "$TOP/ci/qemu-tcg.sh" "$TOP/ci/splat-denylist" "$TOP/ci/splat-allowlist")")
 	if verdict_replay "$vkey" "kunit $name${REV:+ at $REV}" "$outd/results.tsv" "$outd"; then
 		log "KUnit $name passed (replayed from the verdict cache)"
 		exit 0
@@ -181,6 +181,15 @@ if [ "$ARCH" != um ]; then
 		xargs_+=(--qemu_args="-accel kvm")
 	fi
 fi
+# Under TCG, kunit.py's QEMU gets no other accelerator (newer kunit.py
+# tries KVM first): ci/qemu-tcg.sh stands in for qemu-system-<arch>.
+qpath=$PATH
+if [ "$accel" = tcg ]; then
+	wrap=$LB/qemu-tcg
+	mkdir -p "$wrap"
+	ln -sfn "$TOP/ci/qemu-tcg.sh" "$wrap/$qemu"
+	qpath=$wrap:$PATH
+fi
 # x86_64 tests run on QEMU's "max" CPU, which has SMAP: a kernel read of a
 # user address through a plain pointer then oopses, as on the hardware
 # users run, instead of reading user memory unnoticed (net_test_caif_ubuf).
@@ -196,7 +205,7 @@ for a in $BENCH_SMOKE_ARGS "$KUNIT_MOD.seed=$KUNIT_SEED" ${KUNIT_KERNEL_ARGS:-};
 log "running $name ($accel)"
 start=$(date +%s)
 set +e
-(cd "$src" && "${kunit[@]}" exec "${kargs[@]}" "${xargs_[@]}" \
+(cd "$src" && PATH=$qpath "${kunit[@]}" exec "${kargs[@]}" "${xargs_[@]}" \
 	--timeout="${KUNIT_TIMEOUT:-300}" --json="$outd/results.json" ${KUNIT_FILTER:+"$KUNIT_FILTER"}) 2>&1 |
 	tee "$outd/kunit.log"
 krc=${PIPESTATUS[0]}
@@ -205,10 +214,14 @@ cp "$bdir/test.log" "$outd/raw.log" 2>/dev/null || : > "$outd/raw.log"
 log "ran $name in $(($(date +%s) - start)) s (kunit.py exit $krc)"
 
 # --- Judge ---------------------------------------------------------------------
-# The line's two manifests must exist (without one the missing-test guard
-# would be off); an arch's or a variant's own is optional.
+# The line's manifests must exist (without one the missing-test guard
+# would be off): expected-tests, and expected-tests.bench when its
+# kunitconfig enables the benchmarks; an arch's or a variant's own is
+# optional.
 manifests=()
-for m in "$KUNITD/expected-tests" "$KUNITD/expected-tests.bench"; do
+want=("$KUNITD/expected-tests")
+if grep -qsx "CONFIG_$BENCH_KCONFIG=y" "$KUNITD"/*.kunitconfig; then want+=("$KUNITD/expected-tests.bench"); fi
+for m in "${want[@]}"; do
 	[ -f "$m" ] || die "the manifest $m is missing" "git -C $TOP status -- ${KUNITD#"$TOP"/}"
 	manifests+=(--manifest="$m")
 done

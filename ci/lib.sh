@@ -57,9 +57,24 @@ PATCHES=${PATCHES:-$TOP/patches/$LINE_NAME}
 OUT=${OUT:-$TOP/out/$LINE_NAME}
 # The results of the runs that cover every line (make check, plan, kcidb).
 OUT_ALL=${OUT_GIVEN:-$TOP/out}
-BENCH_NATIVE=0 DIVERGENCE_MAX=${DIVERGENCE_MAX:-}
+BENCH_NATIVE=0 DIVERGENCE_MAX=${DIVERGENCE_MAX:-} SRC_SUITE= BASE_VERSION=
 # shellcheck source=6.1.y/line.conf
 . "$LINED/line.conf"
+# SRC_CACHE: where make deps keeps the base of a line whose package comes
+# from a suite the machine does not use (SRC_SUITE in its line.conf): the
+# package's tarball <pkg>.tar.xz and its version in <pkg>.version.
+SRC_CACHE=${SRC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/iov_iter-series/src}
+# src_tarball: the line's base tarball; src_version: its package version.
+src_tarball() {
+	if [ -n "${SRC_SUITE:-}" ]; then echo "$SRC_CACHE/$SRC_PKG.tar.xz"; else echo "/usr/src/$SRC_PKG.tar.xz"; fi
+}
+src_version() {
+	if [ -n "${SRC_SUITE:-}" ]; then
+		cat "$SRC_CACHE/$SRC_PKG.version" 2>/dev/null || echo unknown
+	else
+		dpkg-query -W -f='${Version}' "$SRC_PKG" 2>/dev/null || echo unknown
+	fi
+}
 # B4CFG: its b4 settings (b4 reads .b4-config at the top of the tree it
 # runs in); LINEOPT: what a reproduce command adds for it.
 B4CFG=$PATCHES/.b4-config
@@ -110,7 +125,17 @@ tgit() { git -C "$TREE" -c core.hooksPath=/dev/null -c core.autocrlf=false "$@";
 # Patches listed in a series file, comments and blank lines dropped.
 # Patch files of a patches directory, cover letter excluded, in name order.
 patch_files() {
-	local f
+	local f name _
+	if [ -f "$1/postings" ]; then
+		postings_list "$1" | while read -r name _; do
+			for f in "$1/$name"/*.patch; do
+				[ -e "$f" ] || continue
+				f=${f##*/}
+				[ "$f" = 0000-cover-letter.patch ] || echo "$name/$f"
+			done
+		done
+		return 0
+	fi
 	for f in "$1"/*.patch; do
 		[ -e "$f" ] || continue
 		f=${f##*/}
@@ -118,6 +143,17 @@ patch_files() {
 	done
 }
 
+# A line may go out as several postings (patches/<line>/postings: one
+# line per posting, in the order they apply: its name, the number of
+# patches it takes from the series, and its subject prefix).  Each posting
+# is a directory of that name under patches/<line>/ with its own cover
+# letter (cover-letter.txt, and the 0000-cover-letter.patch make export
+# writes) and patches, numbered within it.  postings_list DIR prints the
+# "name count prefix" lines, nothing for a line that is one posting.
+postings_list() {
+	[ -f "$1/postings" ] || return 0
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$1/postings" | grep -v '^$' || true
+}
 series_list() { sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$1" | grep -v '^$' || true; }
 
 # kunit_config ARCH DIR: DIR/.config is ARCH's KUnit configuration, made

@@ -13,7 +13,16 @@ P=${PATCHES#"$TOP"/} T=${TREE#"$TOP"/}
 err() { printf 'lint: %s\n' "$1" >&2; [ $# -lt 2 ] || printf 'lint:   fix: %s\n' "$2" >&2; fail=1; }
 
 [ -f "$PATCHES/series" ] || die "$PATCHES/series is missing" "make$LINEOPT export"
-[ -f "$PATCHES/cover-letter.txt" ] || err "$P/cover-letter.txt is missing (the cover letter text)"
+# A line that goes out as several postings (patches/<line>/postings) has
+# a directory per posting, each with its cover letter; otherwise the
+# cover letter is at the top.
+mapfile -t postings < <(postings_list "$PATCHES" | awk '{ print $1 }')
+covers=("")
+[ ${#postings[@]} = 0 ] || covers=("${postings[@]}")
+for c in "${covers[@]}"; do
+	d=$PATCHES${c:+/$c}
+	[ -f "$d/cover-letter.txt" ] || err "${d#"$TOP"/}/cover-letter.txt is missing (the cover letter text)"
+done
 [ -f "$PATCHES/BASE" ] || err "$P/BASE is missing" "make$LINEOPT tree && make export"
 
 listed=$(series_list "$PATCHES/series")
@@ -28,20 +37,36 @@ done
 if [ -n "$(sort <<<"$listed" | uniq -d)" ]; then
 	err "series lists a patch twice: $(sort <<<"$listed" | uniq -d | tr '\n' ' ')" "$regen"
 fi
-if [ "$listed" != "$(sort <<<"$listed")" ]; then
-	err "series is not in file-name order (format-patch numbering)" "make$LINEOPT export"
+# The order of series is the order of the postings, then format-patch's
+# numbering within each.
+if [ "$listed" != "$present" ]; then
+	err "series is not in the order of the postings and their file names (format-patch numbering)" "make$LINEOPT export"
 fi
-if [ -n "$present" ] && [ ! -f "$PATCHES/0000-cover-letter.patch" ]; then
-	err "$P/ has patches but no 0000-cover-letter.patch" "make$LINEOPT export"
-fi
-if [ -z "$present" ] && [ -f "$PATCHES/0000-cover-letter.patch" ]; then
-	err "$P/ has a cover letter but no patches" "make$LINEOPT export"
-fi
+for c in "${covers[@]}"; do
+	d=$PATCHES${c:+/$c}
+	if [ -n "$(patch_files "$d")" ] && [ ! -f "$d/0000-cover-letter.patch" ]; then
+		err "${d#"$TOP"/}/ has patches but no 0000-cover-letter.patch" "make$LINEOPT export"
+	fi
+	if [ -z "$(patch_files "$d")" ] && [ -f "$d/0000-cover-letter.patch" ]; then
+		err "${d#"$TOP"/}/ has a cover letter but no patches" "make$LINEOPT export"
+	fi
+done
 for f in "$PATCHES"/*; do
-	case ${f##*/} in
-	*.patch|series|BASE|cover-letter.txt|VERSION|range-diff-v*.txt) ;;
-	*) err "unexpected file in $P/: ${f##*/} (it holds make export output, cover-letter.txt, VERSION, .b4-config and range-diffs)" "rm $f" ;;
+	n=${f##*/}
+	case $n in
+	*.patch|series|BASE|cover-letter.txt|VERSION|range-diff-v*.txt) continue ;;
+	postings) [ ${#postings[@]} -gt 0 ] && continue ;;
 	esac
+	if [ -d "$f" ] && printf '%s\n' "${postings[@]}" | grep -qxF "$n"; then
+		for g in "$f"/*; do
+			case ${g##*/} in
+			*.patch|cover-letter.txt) ;;
+			*) err "unexpected file in $P/$n/: ${g##*/} (a posting holds its cover-letter.txt and make export output)" "rm $g" ;;
+			esac
+		done
+		continue
+	fi
+	err "unexpected file in $P/: $n (it holds make export output, cover-letter.txt, VERSION, .b4-config, range-diffs, and a directory per posting its postings file names)" "rm -r $f"
 done
 
 if [ -d "$TREE/.git" ] && tgit rev-parse -q --verify refs/tags/base >/dev/null; then
@@ -56,7 +81,7 @@ if [ -d "$TREE/.git" ] && tgit rev-parse -q --verify refs/tags/base >/dev/null; 
 			"$T" "${have:0:12}" "$(sed -n 's/^source: //p' "$tmp/BASE")" "$P" "${want:0:12}" >&2
 		ign=(-I '^base-commit: ' -I '^source: ' -I '^sublevel: ')
 	fi
-	if ! diff -r -u "${ign[@]}" -x cover-letter.txt -x VERSION -x "range-diff-v*.txt" -x .b4-config "$PATCHES" "$tmp" > "$tmp.diff"; then
+	if ! diff -r -u "${ign[@]}" -x cover-letter.txt -x postings -x VERSION -x "range-diff-v*.txt" -x .b4-config "$PATCHES" "$tmp" > "$tmp.diff"; then
 		head -n 60 "$tmp.diff" >&2
 		err "$T and $P/ disagree (diff above: $P/ vs an export of $T)" \
 			"make$LINEOPT export   # keep $T's commits; or: make$LINEOPT tree FORCE=1 to reset $T to $P/"

@@ -10,7 +10,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-TARBALL=${TARBALL:-/usr/src/$SRC_PKG.tar.xz}
+TARBALL=${TARBALL:-$(src_tarball)}
 FORCE=${FORCE:-0}
 META=.git/patchq-base		# relative to $TREE
 
@@ -26,7 +26,7 @@ if [ -n "${KERNEL_SRC:-}" ]; then
 	fi
 else
 	[ -f "$TARBALL" ] || die "$TARBALL not found" "make$LINEOPT deps"
-	ver=$(dpkg-query -W -f='${Version}' "$SRC_PKG" 2>/dev/null || echo unknown)
+	ver=$(src_version)
 	want="debian $SRC_PKG $ver"
 fi
 
