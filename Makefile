@@ -1,16 +1,16 @@
-# User-facing targets of the iov_iter series, one series per line (LINE=6.1, LINE=6.12).  The work is done by the
+# User-facing targets of the iov_iter series, one series per line (LINE=6.1, LINE=6.12, LINE=mainline).  The work is done by the
 # scripts in ci/; each target is one of them.  See README.md.
 
 ARCH ?= x86_64
 export LINE TUXMAKE_ROW KCIDB_RUN KCIDB_ORIGIN KCIDB_PATCH_URL KCIDB_GIT_REPO NATIVE_SMOKE NATIVE_ARGS ARCH VARIANT REV KERNEL_SRC FORCE PATCHCHECK_KUNIT PATCHCHECK_FROM MBOX_CHECK COVER_CHECK NOTES_CHECK COSTS_CHECK CHECK_DIRS STAGES TIER NOCACHE
 
-.PHONY: help deps tree export lint kunit selftest mutants patchcheck sizes abi uaudit divergence mainline-check codegen native mbox range-diff post notes docs costs plan tuxmake kcidb check check-full bench
+.PHONY: help deps tree export lint kunit selftest mutants patchcheck sizes abi uaudit divergence codegen native mbox range-diff post notes docs costs plan tuxmake kcidb check check-full bench
 
 help:
-	@echo 'Every target takes LINE=<line> (the lines: the directories ci/*/ with a line.conf, named without .y: 6.1, 6.12); the default is LINE=6.1.'
-	@echo 'A line lives in patches/<line>.y/, kunit/<line>.y/, ci/<line>.y/, configs/<line>.y/ (its own fragments, if any), Documentation/<line>.y/, MAINTAINERS-notes/<line>.y, build/<line>.y/, out/<line>.y/ (README.md, Layout).'
+	@echo 'Every target takes LINE=<line> (the lines: the directories ci/*/ with a line.conf, named without .y: 6.1, 6.12, mainline); the default is LINE=6.1.'
+	@echo 'A line lives in patches/<dir>/, kunit/<dir>/, ci/<dir>/, configs/<dir>/ (its own fragments, if any), Documentation/<dir>/, MAINTAINERS-notes/<dir>, build/<dir>/, out/<dir>/, <dir> being 6.1.y, 6.12.y or mainline (README.md, Layout).'
 	@echo 'make check without LINE runs every line and the project-wide stages; make check LINE=6.12 only that line.'
-	@echo 'make check    what CI runs: per line: lint, per-patch checks and builds (6.1.y: um/i386/arm64; 6.12.y: i386/arm64), KUnit at the tip (6.1.y: x86_64, i386 kmap-force, arm64; 6.12.y: x86_64 with KASAN), 6.1.y: module ABI, the Coccinelle ITER_UBUF audit, b4; 6.12.y: the mainline check, b4; then self-tests, docs, the TuxSuite plan and the KCIDB file.  Deterministic checks are replayed from the verdict cache when their inputs passed before (NOCACHE=1: run them all)'
+	@echo 'make check    what CI runs: per line: lint, b4 round trip; 6.1.y and mainline: per-patch checks and builds (6.1.y: um/i386/arm64; mainline: i386/arm64), KUnit at the tip (x86_64 (mainline: with KASAN), arm64, 6.1.y: i386 kmap-force); 6.1.y: module ABI, the Coccinelle ITER_UBUF audit; then self-tests, docs, the TuxSuite plan and the KCIDB file.  Deterministic checks are replayed from the verdict cache when their inputs passed before (NOCACHE=1: run them all)'
 	@echo 'make check-full  every stage, never reading the verdict cache: make check plus the full tier of ci/stages.tsv (KUnit at every patch, KASAN, um, i386, s390, mutants, bench-smoke, native-smoke, codegen, sizes; 6.12.y: plain x86_64, i386, arm64, mutants; the tuxmake row); quotes itself in the cover letter'
 	@echo 'make bench    benchmark base vs series: the native harness (cycles, CIs) and icount (instructions, overheads)'
 	@echo 'make native   6.1.y: the native A/B harness alone (bench/native/)   [NATIVE_SMOKE=1] [NATIVE_ARGS=...]'
@@ -26,7 +26,6 @@ help:
 	@echo 'make sizes    bloat-o-meter per patch into the cover letter   [COVER_CHECK=1: only check it]'
 	@echo 'make abi      6.1.y (the line with a frozen module ABI): module ABI (abidiff, arm64) per patch; the prefix must keep it   [COVER_CHECK=1]'
 	@echo 'make uaudit   6.1.y: Coccinelle: every read that could mistake ITER_UBUF for an array type, at the base and every patch, against ci/<line>/uaudit-explained'
-	@echo 'make mainline-check LINE=6.12  the 6.12.y series on the newest mainline files (../shared/mainline): every conflict, against ci/6.12.y/mainline-expected'
 	@echo 'make divergence  6.1.y: lines by which include/linux/iov_iter.h differs from mainline'"'"'s (FOLIOQ removed)'
 	@echo 'make mbox     out/<line>/mbox/iov_iter-<line>-vN.mbx   [MBOX_CHECK=1: b4 am round trip]'
 	@echo 'make range-diff  patches/<line>/range-diff-v<N-1>-v<N>.txt against the tag <line>/series-v<N-1>'
@@ -70,9 +69,6 @@ abi: deps
 
 uaudit: deps
 	@bash ci/uaudit.sh
-
-mainline-check:
-	@bash ci/mainline-check.sh
 
 divergence:
 	@bash ci/divergence.sh

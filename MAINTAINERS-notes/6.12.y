@@ -10,18 +10,13 @@ file is stale.  Edit the template, not this file.
 Route
 -----
 
-The series is against 6.12.y, the newest stable line these machines can
-build, and is meant for two audiences:
-
- - mainline: patches 1, 2 and 4-7 (the fixes, the tests and the
-   benchmarks).  `make mainline-check LINE=6.12` applies them to the newest
-   mainline versions of the files they touch: 1, 2, 4, 6 and 7 apply
-   cleanly; 5 conflicts where mainline moved the KUnit file to lib/tests/
-   and added cases at the same place.  The iov_iter code goes through
-   Christian Brauner's vfs tree (as the 6.7 rework did), the net/ tests
-   through netdev.
- - the 6.12 stable line: patches 1-3 carry Fixes: and Cc: stable; patch 3
-   exists only there (mainline removed hash_and_copy_to_iter() in v6.16).
+The series is against 6.12.y.  Until the 6.12.y line is narrowed to
+what stable takes, it keeps the tests and benchmarks as local proof
+that the fixes work on 6.12; they are not posted from here.  What goes
+to mainline is the mainline line (MAINTAINERS-notes/mainline), built and
+tested on 7.3.  For the 6.12 stable line: patches 1-3 carry Fixes: and
+Cc: stable; patch 3 exists only there (mainline removed
+hash_and_copy_to_iter() in v6.16).
 
 Per patch: recipients (get_maintainer.pl) and review notes
 ----------------------------------------------------------
@@ -30,8 +25,7 @@ Per patch: recipients (get_maintainer.pl) and review notes
     Alexander Viro <viro@zeniv.linux.org.uk>
     Andrew Morton <akpm@linux-foundation.org>
     linux-kernel@vger.kernel.org
-  For mainline and stable: Fixes: 8fb0f47a9d7a, Cc: stable. Applies
-  cleanly to mainline (make mainline-check LINE=6.12).
+  For mainline and stable: Fixes: 8fb0f47a9d7a, Cc: stable.
   iov_kunit_save_restore on KVEC warns without it (the splat scan fails
   the run), mutation restore-warn-parenthesis in ci/6.12.y/mutations.
 
@@ -39,10 +33,9 @@ Per patch: recipients (get_maintainer.pl) and review notes
     Alexander Viro <viro@zeniv.linux.org.uk>
     Andrew Morton <akpm@linux-foundation.org>
     linux-kernel@vger.kernel.org
-  For mainline and stable: Fixes: 3cf42da327f2, Cc: stable. Applies
-  cleanly to mainline. iov_kunit_get_pages{,_alloc}2 on the BVEC layouts
-  with empty segments fail without it, mutation
-  get-pages-zero-bvec-not-skipped.
+  For mainline and stable: Fixes: 3cf42da327f2, Cc: stable.
+  iov_kunit_get_pages{,_alloc}2 on the BVEC layouts with empty segments
+  fail without it, mutation get-pages-zero-bvec-not-skipped.
 
 3/7 net: datagram: hash a linear copy of mapped fragments in hash_and_copy_to_iter()
     "David S. Miller" <davem@davemloft.net>
@@ -71,10 +64,9 @@ Per patch: recipients (get_maintainer.pl) and review notes
 5/7 iov_iter: kunit: test every iterator type against a model
     Andrew Morton <akpm@linux-foundation.org>
     linux-kernel@vger.kernel.org
-  For mainline (the KUnit file moved to lib/tests/ there: make
-  mainline-check reports the rebase conflict at the include list and the
-  case array). User memory through kunit_vm_mmap(), no new exports.
-  Mainline's 12 cases are unchanged and pass.
+  Local proof for the 6.12.y fixes; mainline's version of these tests
+  belongs to the mainline line. User memory through kunit_vm_mmap(), no
+  new exports. Mainline's 12 cases are unchanged and pass.
 
 6/7 net: add KUnit tests for the iov_iter checksum and hash copies
     "David S. Miller" <davem@davemloft.net>

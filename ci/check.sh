@@ -255,7 +255,6 @@ for st in $STAGES; do
 	abi) run_stage "$st" "$lo/abi/results.tsv" "${lenv[@]}" COVER_CHECK=1 bash "$TOP/ci/abi.sh" || true ;;
 	uaudit) run_stage "$st" "$lo/uaudit/results.tsv" "${lenv[@]}" bash "$TOP/ci/uaudit.sh" || true ;;
 	divergence) run_stage "$st" - "${lenv[@]}" bash "$TOP/ci/divergence.sh" || true ;;
-	mainline) run_stage "$st" "$lo/mainline/results.tsv" "${lenv[@]}" bash "$TOP/ci/mainline-check.sh" || true ;;
 	codegen) run_stage "$st" - "${lenv[@]}" COVER_CHECK=1 bash "$TOP/ci/codegen.sh" || true ;;
 	native-smoke) run_stage "$st" - "${lenv[@]}" NATIVE_SMOKE=1 bash "$TOP/ci/native-bench.sh" || true ;;
 	b4) run_stage "$st" - "${lenv[@]}" MBOX_CHECK=1 bash "$TOP/ci/mbox.sh" || true ;;

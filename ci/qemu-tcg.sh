@@ -12,9 +12,10 @@ self=$(cd "$(dirname "$0")" && pwd)
 real=
 IFS=: read -r -a dirs <<< "$PATH"
 for d in "${dirs[@]}"; do
-	[ -n "$d" ] && [ ! "$d" -ef "$self" ] && [ -x "$d/$name" ] || continue
-	real=$d/$name
-	break
+	if [ -n "$d" ] && [ ! "$d" -ef "$self" ] && [ -x "$d/$name" ]; then
+		real=$d/$name
+		break
+	fi
 done
 [ -n "$real" ] || { echo "qemu-tcg.sh: no $name in PATH besides this wrapper" >&2; exit 127; }
 args=()

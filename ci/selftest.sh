@@ -14,8 +14,6 @@
 #     unexported commits are refused;
 #   - codegen.py on two tiny objects: a new indirect call and a changed copy
 #     primitive fail the audit unless the allow file names them;
-#   - the mainline check (6.12.y): a conflict ci/6.12.y/mainline-expected does not
-#     list, and a listed one that does not happen, each fail it;
 #   - make plan follows ci/stages.tsv (one more KUnit stage, one more job),
 #     and its validator refuses a plan with an unknown device or arch,
 #     a bad kconfig item or a job TuxSuite's schema rejects;
@@ -238,16 +236,6 @@ cg() { python3 "$TOP/ci/codegen.py" --base="$work/cg/base" --tip="$work/cg/tip" 
 expect codegen-new-indirect 1 't.o: walk: indirect' -- cg --allow="$work/cg/allow-none"
 expect codegen-copy-changed 1 't.o: cp: copy: memcpy x1 -> inline rep movsq' -- cg --allow="$work/cg/allow-none"
 expect codegen-allowed 0 'allowed by .*/allow-both: t.o: walk: indirect' -- cg --allow="$work/cg/allow-both"
-
-# --- the mainline check's judge: an unlisted conflict and a vanished one fail -------
-# Needs the 6.12.y work tree (make tree LINE=6.12): without it these fail,
-# they are not skipped.
-expect 6.12-tree-present-mainline 0 '' -- test -d "$(line_dir 6.12 build)/linux/.git"
-grep -v 'kunit_iov_iter' "$(line_dir 6.12 ci)/mainline-expected" > "$work/ml-missing"
-{ cat "$(line_dir 6.12 ci)/mainline-expected"; printf 'no such patch\tlib/iov_iter.c\n'; } > "$work/ml-extra"
-mlc() { env LINE=6.12 TREE= PATCHES= OUT="$work/ml" MAINLINE_EXPECTED="$1" bash "$TOP/ci/mainline-check.sh"; }
-expect mainline-new-conflict 1 'does not list: .*lib/kunit_iov_iter.c' -- mlc "$work/ml-missing"
-expect mainline-conflict-gone 1 'did not happen: no such patch' -- mlc "$work/ml-extra"
 
 # --- make plan's validator: what TuxSuite, TuxMake or TuxLava would refuse ------
 vpy=$TOP/build/venv/bin/python3
