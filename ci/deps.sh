@@ -54,7 +54,10 @@ for conf in "$TOP"/ci/*/line.conf; do
 	read -r pkg suite < <(SRC_PKG=; SRC_SUITE=; . "$conf"; echo "$SRC_PKG ${SRC_SUITE:-}")
 	[ -n "$pkg" ] || die "$conf names no SRC_PKG"
 	if [ -n "$suite" ]; then
-		fetch+=("$pkg:$suite")
+		# The version the line's BASE records, if it records one.
+		d=${conf%/line.conf}
+		ver=$(sed -n "s/^source: debian $pkg //p" "$TOP/patches/${d##*/}/BASE" 2>/dev/null || true)
+		fetch+=("$pkg:$suite:$ver")
 	else
 		PKGS+=("$pkg:/usr/src/$pkg.tar.xz")
 	fi
@@ -88,9 +91,12 @@ fi
 # The bases of the lines whose package comes from another suite
 # (trixie-backports): fetched, never installed (ci/fetch-src.sh).
 for f in ${fetch[@]+"${fetch[@]}"}; do
-	pkg=${f%%:*} suite=${f#*:}
-	[ -s "$SRC_CACHE/$pkg.tar.xz" ] && [ -s "$SRC_CACHE/$pkg.version" ] && continue
-	bash "$TOP/ci/fetch-src.sh" "$pkg" "$suite"
+	IFS=: read -r pkg suite ver <<< "$f"
+	if [ -s "$SRC_CACHE/$pkg.tar.xz" ] && [ -s "$SRC_CACHE/$pkg.version" ] &&
+	   { [ -z "$ver" ] || [ "$(cat "$SRC_CACHE/$pkg.version")" = "$ver" ]; }; then
+		continue
+	fi
+	bash "$TOP/ci/fetch-src.sh" "$pkg" "$suite" ${ver:+"$ver"}
 done
 
 # Python tools in a project venv: pinned, and out of the system's way

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# make export: regenerate patches/ (format-patch output, cover letter,
-# series, BASE) from base..HEAD of build/6.1.y/linux.  Byte-stable: the same
-# commits always give the same files, on any machine.
+# make export [LINE=...]: regenerate patches/<line>/ (format-patch output,
+# cover letters, series, BASE) from base..HEAD of build/<line>/linux, one
+# directory per posting when patches/<line>/postings lists them.
+# Byte-stable: the same commits always give the same files, on any machine
+# (make tree makes the commits with a fixed committer and dates).
 #
 #   EXPORT_DIR=<dir>  write there instead of patches/ (used by the lint)
 set -euo pipefail
@@ -63,6 +65,25 @@ format_range() {
 	sed -i "1,/^\$/s/^Date: .*/Date: $tip_date/" "$outdir/0000-cover-letter.patch"
 }
 
+# pick_onto_base FROM TO NAME: FROM..TO picked onto the base, with the
+# fixed committer and each commit's author date (so the ids are the same
+# on every machine); prints the last commit.
+pick_onto_base() {
+	local wt=$tmp/pick-$3 c
+	tgit worktree add -q --detach "$wt" base
+	for c in $(tgit rev-list --reverse "$1..$2"); do
+		if ! GIT_COMMITTER_NAME=$BASE_NAME GIT_COMMITTER_EMAIL=$BASE_EMAIL \
+			GIT_COMMITTER_DATE=$(tgit log -1 --format=%aD "$c") \
+			git -C "$wt" -c core.hooksPath=/dev/null cherry-pick --allow-empty "$c" >/dev/null 2>&1; then
+			tgit worktree remove --force "$wt" >/dev/null 2>&1 || true
+			die "${PATCHES#"$TOP"/}/postings: $3 is on the base, but $(tgit log -1 --format='%h ("%s")' "$c") does not apply there without the postings before it" \
+				"git -C $TREE log --oneline base..HEAD"
+		fi
+	done
+	git -C "$wt" rev-parse HEAD
+	tgit worktree remove --force "$wt" >/dev/null
+}
+
 n=$(tgit rev-list --count base..HEAD)
 if [ "$n" -gt 0 ]; then
 	branch=$(tgit symbolic-ref -q --short HEAD || echo series)
@@ -70,11 +91,14 @@ if [ "$n" -gt 0 ]; then
 		"git -C $TREE checkout series"
 fi
 if [ ${#postings[@]} -gt 0 ]; then
-	# One format-patch per posting, each based on the one before.
+	# One format-patch per posting, each based on the one before, or on
+	# the line's base when its postings line says "base" (a posting that
+	# stands alone: its commits are picked onto the base, and must apply
+	# there).
 	mapfile -t commits < <(tgit rev-list --reverse base..HEAD)
 	from=base at=0
 	for p in "${postings[@]}"; do
-		read -r name count _ <<< "$p"
+		read -r name count _ on <<< "$p"
 		[[ $count =~ ^[1-9][0-9]*$ ]] || die "${PATCHES#"$TOP"/}/postings: $name: '$count' is not a number of patches"
 		if [ $((at + count)) -gt "$n" ]; then
 			die "${PATCHES#"$TOP"/}/postings: $name takes $count patches, but the series has only $((n - at)) left" \
@@ -84,7 +108,11 @@ if [ ${#postings[@]} -gt 0 ]; then
 			die "${PATCHES#"$TOP"/}/$name/cover-letter.txt is missing (the posting's cover letter)"
 		to=${commits[$((at + count - 1))]}
 		mkdir -p "$tmp/$name"
-		format_range "$from" "$to" "$tmp/$name" "$PATCHES/$name/cover-letter.txt"
+		case ${on:-prev} in
+		prev) format_range "$from" "$to" "$tmp/$name" "$PATCHES/$name/cover-letter.txt" ;;
+		base) format_range base "$(pick_onto_base "$from" "$to" "$name")" "$tmp/$name" "$PATCHES/$name/cover-letter.txt" ;;
+		*) die "${PATCHES#"$TOP"/}/postings: $name is on '$on': prev or base" ;;
+		esac
 		from=$to at=$((at + count))
 	done
 	[ "$at" = "$n" ] || die "${PATCHES#"$TOP"/}/postings takes $at patches, the series has $n" \

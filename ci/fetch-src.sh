@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# fetch-src.sh PKG SUITE: fetch the kernel source package PKG from the
+# fetch-src.sh PKG SUITE [VERSION]: fetch the kernel source package PKG
+# (VERSION of it, or the suite's newest) from the
 # Debian suite SUITE (trixie-backports) without touching the machine's
 # package set: a private apt sources list for that suite alone, with the
 # archive URI taken from the machine's own apt sources, and private lists
@@ -11,9 +12,9 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-[ $# = 2 ] || die "usage: fetch-src.sh PKG SUITE"
-pkg=$1 suite=$2
-repro="bash ci/fetch-src.sh $pkg $suite"
+[ $# = 2 ] || [ $# = 3 ] || die "usage: fetch-src.sh PKG SUITE [VERSION]"
+pkg=$1 suite=$2 want=${3:-}
+repro="bash ci/fetch-src.sh $pkg $suite${want:+ $want}"
 apt_dir=$SRC_CACHE/apt-$suite
 mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$apt_dir/download"
 
@@ -37,8 +38,17 @@ apt_opts=(
 log "fetching the package lists of $suite from $uri (private lists in ${apt_dir/#$HOME/\~})"
 apt-get -qq "${apt_opts[@]}" update >"$apt_dir/update.log" 2>&1 ||
 	{ cat "$apt_dir/update.log" >&2; die "apt-get update of $suite failed" "$repro"; }
-ver=$(apt-cache "${apt_opts[@]}" show "$pkg" 2>/dev/null | sed -n 's/^Version: //p' | sort -V | tail -n1)
-[ -n "$ver" ] || die "$suite has no package $pkg" "$repro"
+have=$(apt-cache "${apt_opts[@]}" show "$pkg" 2>/dev/null | sed -n 's/^Version: //p' | sort -V)
+[ -n "$have" ] || die "$suite has no package $pkg" "$repro"
+if [ -n "$want" ]; then
+	# The version the line's BASE records: the series was made and tested
+	# on it.  Backports move on; a newer one is a new base, made on purpose.
+	grep -qxF "$want" <<< "$have" ||
+		die "$suite no longer has $pkg $want, the version patches/<line>/BASE records (it has: ${have//$'\n'/ }); rebase the line on a version it has and record it with make tree and make export" "$repro"
+	ver=$want
+else
+	ver=$(tail -n1 <<< "$have")
+fi
 log "downloading $pkg $ver"
 rm -f "$apt_dir/download"/*.deb
 (cd "$apt_dir/download" && apt-get -qq "${apt_opts[@]}" download "$pkg=$ver") >"$apt_dir/download.log" 2>&1 ||

@@ -145,7 +145,8 @@ patch_files() {
 
 # A line may go out as several postings (patches/<line>/postings: one
 # line per posting, in the order they apply: its name, the number of
-# patches it takes from the series, and its subject prefix).  Each posting
+# patches it takes from the series, its subject prefix, and "prev" or
+# "base": based on the posting before it, or alone on the line's base).  Each posting
 # is a directory of that name under patches/<line>/ with its own cover
 # letter (cover-letter.txt, and the 0000-cover-letter.patch make export
 # writes) and patches, numbered within it.  postings_list DIR prints the

@@ -8,8 +8,10 @@
 # Message-Id/In-Reply-To headers thread every patch under its cover
 # letter, derived from the base and the version so the bytes are stable.
 #   MBOX_CHECK=1  also prove the round trip of every posting: b4 am on the
-#                 mbox, applied to the posting's base, must give the tree
-#                 of the posting's last commit in build/<line>/linux.
+#                 mbox, applied to the posting's base, must give the change
+#                 of the posting's commits in build/<line>/linux (the same
+#                 patch id, and the same tree where the posting's base is
+#                 the commit before it there).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -57,21 +59,25 @@ posts=()
 if [ -f "$PATCHES/postings" ]; then
 	[ -d "$TREE/.git" ] || die "$TREE does not exist" "make$LINEOPT tree"
 	mapfile -t commits < <(tgit rev-list --reverse base..HEAD)
-	at=0
-	while read -r pname count prefix; do
+	at=0 from=$(tgit rev-parse base)
+	while read -r pname count prefix _; do
 		d=$PATCHES/$pname
 		b=$(sed -n 's/^base-commit: *//p' "$d/0000-cover-letter.patch" 2>/dev/null || true)
 		[ -n "$b" ] || die "${d#"$TOP"/}/0000-cover-letter.patch has no base-commit line" "make$LINEOPT export"
+		if ! [[ $count =~ ^[1-9][0-9]*$ ]] || [ $((at + count)) -gt ${#commits[@]} ]; then
+			die "${PATCHES#"$TOP"/}/postings: $pname takes '$count' patches; the tree has ${#commits[@]} in all" "make$LINEOPT lint"
+		fi
 		at=$((at + count))
-		posts+=("iov_iter-$LINE_NAME-$pname|$d|$prefix|$b|${commits[$((at - 1))]}")
+		posts+=("iov_iter-$LINE_NAME-$pname|$d|${prefix//-/ }|$b|$from|${commits[$((at - 1))]}")
+		from=${commits[$((at - 1))]}
 	done < <(postings_list "$PATCHES")
 else
 	b=$(sed -n 's/^base-commit: *//p' "$PATCHES/BASE")
 	[ -n "$b" ] || die "${PATCHES#"$TOP"/}/BASE has no base-commit line" "make$LINEOPT export"
-	posts+=("iov_iter-$LINE_NAME|$PATCHES|PATCH $LINE_NAME|$b|HEAD")
+	posts+=("iov_iter-$LINE_NAME|$PATCHES|PATCH $LINE_NAME|$b|$b|HEAD")
 fi
 for p in "${posts[@]}"; do
-	IFS='|' read -r name dir prefix base _ <<< "$p"
+	IFS='|' read -r name dir prefix base _ _ <<< "$p"
 	write_mbox "$dir" "$name" "$prefix" "$base"
 done
 
@@ -81,7 +87,7 @@ done
 b4=$TOP/build/venv/bin/b4
 [ -x "$b4" ] || die "b4 is not installed in build/venv" "make$LINEOPT deps"
 for p in "${posts[@]}"; do
-	IFS='|' read -r name dir prefix base tip <<< "$p"
+	IFS='|' read -r name dir prefix base from tip <<< "$p"
 	mbx=$dest/$name-v$version.mbx
 	rt=$dest/roundtrip-$name
 	rm -rf "$rt"
@@ -98,11 +104,17 @@ for p in "${posts[@]}"; do
 		{ cat "$rt/b4.log" >&2; die "b4 am did not find base-commit $base in $mbx" "MBOX_CHECK=1 make$LINEOPT mbox"; }
 	git -C "$wt" -c user.name="$BASE_NAME" -c user.email="$BASE_EMAIL" am -q "$rt/roundtrip.mbx" ||
 		die "git am of b4's mbox of $name onto its base failed" "MBOX_CHECK=1 make$LINEOPT mbox"
-	got=$(git -C "$wt" rev-parse 'HEAD^{tree}')
-	want=$(tgit rev-parse "$tip^{tree}")
 	npatch=$(git -C "$wt" rev-list --count "$base..HEAD")
+	# The posting's change must be the work tree's: the same patch id as
+	# its commits in build/<line>/linux, and, for a posting on the one
+	# before it, the same tree.
+	got=$(git -C "$wt" diff "$base" HEAD | git patch-id --stable | cut -d' ' -f1)
+	want=$(tgit diff "$from" "$tip" | git patch-id --stable | cut -d' ' -f1)
+	if [ "$(tgit rev-parse "$from")" = "$(tgit rev-parse "$base^{commit}" 2>/dev/null || true)" ]; then
+		[ "$(git -C "$wt" rev-parse 'HEAD^{tree}')" = "$(tgit rev-parse "$tip^{tree}")" ] || got="$got (another tree)"
+	fi
 	tgit worktree remove --force "$wt" >/dev/null 2>&1 || true
 	[ "$got" = "$want" ] ||
-		die "$name: b4 am + git am on its base gives tree $got, make tree gives $want" "MBOX_CHECK=1 make$LINEOPT mbox"
-	echo "mbox: round trip ok: b4 am + git am of $npatch patches of $name on ${base:0:12} gives the tree of make tree ($want)"
+		die "$name: b4 am + git am on ${base:0:12} gives the change $got, build/$LINE_NAME/linux has $want" "MBOX_CHECK=1 make$LINEOPT mbox"
+	echo "mbox: round trip ok: b4 am + git am of $npatch patches of $name on ${base:0:12} gives the change of make tree (patch id ${want:0:12})"
 done

@@ -14,14 +14,15 @@ tmp=$(mktemp)
 trap 'rm -f "$tmp" "$tmp.pp" "$tmp.ex"' EXIT
 
 mapfile -t files < <(series_list "$PATCHES/series")
-total=${#files[@]}
-n=0
 for f in "${files[@]}"; do
-	n=$((n + 1))
-	subj=$(python3 -c 'import email, re, sys
+	# "n/m subject", as the mail numbers it (within its posting, named
+	# first, for a line of several postings).
+	read -r num subj < <(python3 -c 'import email, re, sys
 m = email.message_from_file(open(sys.argv[1], encoding="utf-8"))
-print(re.sub(r"^\[PATCH [0-9]+/[0-9]+\] ", "", " ".join(m["Subject"].split())))' "$PATCHES/$f")
-	printf '%d/%d %s\n' "$n" "$total" "$subj"
+s = " ".join(m["Subject"].split())
+n = re.match(r"^\[PATCH ([0-9]+)/([0-9]+)\] ", s)
+print(f"{int(n.group(1))}/{int(n.group(2))}" if n else "1/1", s[n.end():] if n else s)' "$PATCHES/$f")
+	case $f in */*) printf '%s %s %s\n' "${f%%/*}" "$num" "$subj" ;; *) printf '%s %s\n' "$num" "$subj" ;; esac
 	# 6.12's get_maintainer.pl orders equally ranked people by Perl's
 	# (randomised) hash order: fix the seed so that the file is stable.
 	(cd "$TREE" && PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0 ./scripts/get_maintainer.pl \

@@ -9,6 +9,10 @@
 #     ci/stages.tsv changes a share, a tier or adds a stage;
 #   - make lint: a last-full-run block of another tip fails unless the
 #     cover letter says that this version has none yet;
+#   - make export of a line of several postings: a directory, cover letter
+#     and numbering each, the one on the base based there, byte-stable,
+#     and a count the series cannot fill refused;
+#   - ci/qemu-tcg.sh drops every accelerator but TCG;
 #   - tree/export/lint on a tiny 6.1-shaped tree: export is byte-stable, a
 #     broken patch stops make tree and is named, a series/file mismatch and
 #     unexported commits are refused;
@@ -172,6 +176,24 @@ expect lint-full-run-current 0 'consistent' -- t lint
 cp "$work/cover.orig" "$work/patches/cover-letter.txt"
 rm "$work/patches/VERSION"
 t export > /dev/null 2>&1
+# A line of several postings: each its own directory, cover letter and
+# numbering; one on the base must apply there alone; the counts must add up.
+mkdir -p "$work/patches/p1" "$work/patches/p2"
+printf 'p1: the first\n\nBody.\n' > "$work/patches/p1/cover-letter.txt"
+printf 'p2: the second\n\nBody.\n' > "$work/patches/p2/cover-letter.txt"
+printf 'p1\t1\tPATCH\tprev\np2\t1\tPATCH\tbase\n' > "$work/patches/postings"
+expect export-postings 0 'patches/ updated: 2 patches' -- t export
+expect export-postings-files 0 '^p1/0001-lib-one-returns-11.patch p2/0001-lib-two-returns-22.patch$' -- \
+	bash -c "grep -v '^#' '$work/patches/series' | paste -sd' ' -"
+expect export-postings-base 0 "^base-commit: $("${mt[@]}" rev-parse base)\$" -- cat "$work/patches/p2/0000-cover-letter.patch"
+expect export-postings-subject 0 '^Subject: \[PATCH 0/1\] p2: the second' -- cat "$work/patches/p2/0000-cover-letter.patch"
+expect lint-postings 0 'consistent \(2 patches\)' -- t lint
+expect export-postings-stable 0 'already matches' -- t export
+printf 'p1\t1\tPATCH\tprev\np2\t2\tPATCH\tbase\n' > "$work/patches/postings"
+expect export-postings-count 1 'p2 takes 2 patches, but the series has only 1 left' -- t export
+rm -r "$work/patches/p1" "$work/patches/p2" "$work/patches/postings"
+t export > /dev/null 2>&1
+expect lint-flat-again 0 'consistent \(2 patches\)' -- t lint
 # A per-patch KUnit run may drop only the config lines of symbols the
 # line's tip defines: against this tiny tip, which defines none, the
 # line's fragments fail by name instead of losing their suites.
@@ -376,6 +398,14 @@ expect docs-commands-ok 0 'docs: [0-9]+ passed, 0 failed' -- dk "$work/doc-ok.md
 # --- make divergence fails above the line's limit ---------------------------------
 expect divergence-over-limit 1 'is above DIVERGENCE_MAX=1' -- env DIVERGENCE_MAX=1 bash "$TOP/ci/divergence.sh"
 expect divergence-within-limit 0 'differs from mainline' -- bash "$TOP/ci/divergence.sh"
+
+# --- qemu-tcg.sh: every accelerator but TCG dropped ----------------------------
+mkdir -p "$work/qemu-real" "$work/qemu-wrap"
+printf '#!/bin/sh\necho "args: $*"\n' > "$work/qemu-real/qemu-system-x86_64"
+chmod +x "$work/qemu-real/qemu-system-x86_64"
+ln -s "$TOP/ci/qemu-tcg.sh" "$work/qemu-wrap/qemu-system-x86_64"
+expect qemu-tcg-drops-kvm 0 '^args: -nodefaults -accel tcg -m 64 -accel tcg,thread=single$' -- \
+	env PATH="$work/qemu-wrap:$work/qemu-real:$PATH" qemu-system-x86_64 -nodefaults -accel kvm -accel hvf -accel tcg -m 64 -accel tcg,thread=single
 
 # --- shellcheck ------------------------------------------------------------------
 expect shellcheck 0 '' -- shellcheck -x -P "$TOP/ci" "$TOP"/ci/*.sh "$TOP/.ci/run"
