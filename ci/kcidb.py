@@ -90,6 +90,10 @@ class Line:
 
     def __init__(self, name, patches, tree, build):
         self.name, self.patches, self.tree, self.build = name, patches, tree, build
+        # Its directory name, the line's name in ids: a version line's
+        # name with .y (6.1.y), another's as it is (mainline), as in
+        # ci/lib.sh.
+        self.dir = f'{name}.y' if name[:1].isdigit() else name
         base = read_env_colon(os.path.join(patches, 'BASE'))
         self.base_commit = base['base-commit']
         self.base_name = f'Linux {base["sublevel"]} ({base["source"]})'
@@ -147,18 +151,20 @@ class Report:
             phash = line.patchset_hash(k)
             n = len(line.series)
             c = {
-                'id': f'{self.origin}:{line.name}.y-{k:02d}-{phash[:16]}',
+                'id': f'{self.origin}:{line.dir}-{k:02d}-{phash[:16]}',
                 'origin': self.origin,
                 'tree_name': line.source_pkg,
                 'git_commit_hash': line.base_commit,
                 'git_commit_name': line.base_name,
                 'patchset_files': [
-                    {'name': p, 'url': self.args.patch_url + os.path.relpath(
+                    # A posting's patches are in its directory: KCIDB
+                    # names have no '/', so the posting prefixes the name.
+                    {'name': p.replace('/', ':'), 'url': self.args.patch_url + os.path.relpath(
                         os.path.join(line.patches, p), self.args.top)}
                     for p in line.series[:k]],
                 'patchset_hash': phash,
                 'start_time': self.start,
-                'comment': f'{line.name}.y series v{line.version}: '
+                'comment': f'{line.dir} series v{line.version}: '
                            + (f'all {n} patches' if k == n else f'patches 1-{k} of {n}'),
                 'misc': {'tree_commit': line.commits[k - 1][0],
                          'last_patch': line.commits[k - 1][1],
@@ -177,7 +183,7 @@ class Report:
         bkey = (line.name, k, key)
         if bkey not in self.builds:
             b = {
-                'id': f'{self.origin}:{self.run_id}.{line.name}.y-{k:02d}.{key}',
+                'id': f'{self.origin}:{self.run_id}.{line.dir}-{k:02d}.{key}',
                 'origin': self.origin,
                 'checkout_id': self.checkout(line, k),
                 'start_time': self.start,

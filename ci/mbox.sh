@@ -86,16 +86,21 @@ done
 # The round trip, as a reviewer does it: b4 am, then git am on the base.
 b4=$TOP/build/venv/bin/b4
 [ -x "$b4" ] || die "b4 is not installed in build/venv" "make$LINEOPT deps"
+# One worktree for every posting (a kernel tree's checkout is the slow
+# part): each starts from its own base.
+wt=$dest/roundtrip-tree
+rm -rf "$wt"
+tgit worktree prune
+tgit worktree add -q --detach "$wt" base
+trap 'tgit worktree remove --force "$wt" >/dev/null 2>&1 || true' EXIT
+cp "$B4CFG" "$wt/.b4-config"
 for p in "${posts[@]}"; do
 	IFS='|' read -r name dir prefix base from tip <<< "$p"
 	mbx=$dest/$name-v$version.mbx
 	rt=$dest/roundtrip-$name
 	rm -rf "$rt"
 	mkdir -p "$rt"
-	wt=$rt/tree
-	tgit worktree prune
-	tgit worktree add -q --detach "$wt" "$base"
-	cp "$B4CFG" "$wt/.b4-config"
+	git -C "$wt" checkout -q -f --detach "$base"
 	(cd "$wt" && XDG_CACHE_HOME=$rt/cache XDG_DATA_HOME=$rt/data "$b4" --offline-mode am -m "$mbx" -o "$rt" -n roundtrip \
 		"${base:0:12}-v$version-0@${name//_/-}.invalid") > "$rt/b4.log" 2>&1 ||
 		{ cat "$rt/b4.log" >&2; die "b4 am could not read $mbx" "MBOX_CHECK=1 make$LINEOPT mbox"; }
@@ -113,7 +118,6 @@ for p in "${posts[@]}"; do
 	if [ "$(tgit rev-parse "$from")" = "$(tgit rev-parse "$base^{commit}" 2>/dev/null || true)" ]; then
 		[ "$(git -C "$wt" rev-parse 'HEAD^{tree}')" = "$(tgit rev-parse "$tip^{tree}")" ] || got="$got (another tree)"
 	fi
-	tgit worktree remove --force "$wt" >/dev/null 2>&1 || true
 	[ "$got" = "$want" ] ||
 		die "$name: b4 am + git am on ${base:0:12} gives the change $got, build/$LINE_NAME/linux has $want" "MBOX_CHECK=1 make$LINEOPT mbox"
 	echo "mbox: round trip ok: b4 am + git am of $npatch patches of $name on ${base:0:12} gives the change of make tree (patch id ${want:0:12})"
