@@ -24,7 +24,8 @@ if [ ${#postings[@]} = 0 ]; then
 fi
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+scratch=$(mktemp -d)
+trap 'rm -rf "$tmp" "$scratch"' EXIT
 
 # Only the repository's own config and fixed options decide the bytes:
 # no user or system config (format.*, diff.*), fixed abbreviation, no
@@ -65,23 +66,28 @@ format_range() {
 	sed -i "1,/^\$/s/^Date: .*/Date: $tip_date/" "$outdir/0000-cover-letter.patch"
 }
 
-# pick_onto_base FROM TO NAME: FROM..TO picked onto the base, with the
-# fixed committer and each commit's author date (so the ids are the same
-# on every machine); prints the last commit.
+# pick_onto_base FROM TO NAME: FROM..TO picked onto the base, with each
+# commit's author, message and author date and the fixed committer (so
+# the ids are the same on every machine); prints the last commit.  The
+# patches are applied to a scratch index (git apply --cached), without a
+# checkout: a kernel tree's checkout would cost half a minute a posting.
 pick_onto_base() {
-	local wt=$tmp/pick-$3 c
-	tgit worktree add -q --detach "$wt" base
+	local c onto tree idx=$scratch/pick-$3.index
+	onto=$(tgit rev-parse base)
+	GIT_INDEX_FILE=$idx tgit read-tree "$onto"
 	for c in $(tgit rev-list --reverse "$1..$2"); do
-		if ! GIT_COMMITTER_NAME=$BASE_NAME GIT_COMMITTER_EMAIL=$BASE_EMAIL \
-			GIT_COMMITTER_DATE=$(tgit log -1 --format=%aD "$c") \
-			git -C "$wt" -c core.hooksPath=/dev/null cherry-pick --allow-empty "$c" >/dev/null 2>&1; then
-			tgit worktree remove --force "$wt" >/dev/null 2>&1 || true
+		if ! tgit diff --binary "$c^" "$c" | GIT_INDEX_FILE=$idx tgit apply --cached 2>/dev/null ||
+			! tree=$(GIT_INDEX_FILE=$idx tgit write-tree); then
 			die "${PATCHES#"$TOP"/}/postings: $3 is on the base, but $(tgit log -1 --format='%h ("%s")' "$c") does not apply there without the postings before it" \
 				"git -C $TREE log --oneline base..HEAD"
 		fi
+		onto=$(GIT_AUTHOR_NAME=$(tgit log -1 --format=%an "$c") GIT_AUTHOR_EMAIL=$(tgit log -1 --format=%ae "$c") \
+			GIT_AUTHOR_DATE=$(tgit log -1 --format=%aD "$c") \
+			GIT_COMMITTER_NAME=$BASE_NAME GIT_COMMITTER_EMAIL=$BASE_EMAIL \
+			GIT_COMMITTER_DATE=$(tgit log -1 --format=%aD "$c") \
+			tgit commit-tree "$tree" -p "$onto" -F <(tgit log -1 --format=%B "$c"))
 	done
-	git -C "$wt" rev-parse HEAD
-	tgit worktree remove --force "$wt" >/dev/null
+	echo "$onto"
 }
 
 n=$(tgit rev-list --count base..HEAD)
