@@ -80,6 +80,9 @@ t0=$(date +%s)
 	echo "project=$(git -C "$TOP" rev-parse HEAD 2>/dev/null || echo unknown)"
 	echo "dirty=$([ -z "$(git -C "$TOP" status --porcelain 2>/dev/null)" ] && echo no || echo yes)"
 	echo "cores=$(nproc)"
+	# A run of some stages or of one line is no measure of the whole
+	# (make costs leaves it out).
+	echo "partial=$([ -z "$STAGES_GIVEN$LINE_GIVEN" ] && echo no || echo yes)"
 } > "$dir/run.env"
 
 # ccache_counts: "hits misses" so far, for the ccache that the builds use.
@@ -220,8 +223,12 @@ fi
 c_start=$(ccache_counts)
 # Prerequisites: without them nothing else can run.  Each line's tree.
 prereq_ok=1
-run_stage deps - bash "$TOP/ci/deps.sh" || prereq_ok=0
+# CHECK_PREREQ=0 (the self-tests, on a scratch OUT) runs neither.
+if [ "${CHECK_PREREQ:-1}" = 1 ]; then
+	run_stage deps - bash "$TOP/ci/deps.sh" || prereq_ok=0
+fi
 for l in $LINES_RUN; do
+	[ "${CHECK_PREREQ:-1}" = 1 ] || break
 	[ "$prereq_ok" = 1 ] || break
 	run_stage "$l:tree" - env LINE="$l" bash "$TOP/ci/tree.sh" || prereq_ok=0
 done
@@ -239,7 +246,7 @@ for st in $STAGES; do
 	base=${st#"$l":}
 	if [ -n "$l" ]; then
 		lo=$(line_dir "$l" out)
-		lenv=(env LINE="$l")
+		lenv=(env LINE="$l" OUT="$lo")
 	else
 		lo=$OUT_ALL
 		lenv=(env LINE="$DEFAULT_LINE" OUT="$lo")

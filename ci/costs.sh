@@ -88,6 +88,12 @@ for d in dirs:
         info[k] = v
     final = open(os.path.join(d, 'final'), encoding='utf-8').read().strip() \
         if os.path.isfile(os.path.join(d, 'final')) else 'unfinished'
+    # Only a whole run measures the stages: not one cut short, nor one of
+    # some stages or one line.
+    if final == 'unfinished' or 'seconds' not in info or info.get('partial', 'yes') != 'no':
+        print(f'costs: {d} is not a whole run (partial={info.get("partial", "?")}, '
+              f'{final}): left out', file=sys.stderr)
+        continue
     runs.append(f'`{info.get("target", "?")}` on {info.get("date", "?")}, project commit '
                 f'{info.get("project", "?")[:12]}{" (with local changes)" if info.get("dirty") == "yes" else ""}, '
                 f'{info.get("cores", "?")} cores, {info.get("seconds", "?")} s, budget '

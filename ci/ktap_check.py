@@ -267,6 +267,18 @@ def main():
                         detail if missing else f'{len(expected)} expected tests present',
                         True))
 
+    # An entry of the skips list that names no test, of the log or of the
+    # manifests, is a typo or a case that is gone: it would excuse nothing,
+    # and hide the day a case of that name skips for another reason.
+    known = set(seen)
+    for manifest in args.manifest:
+        known.update(read_manifest(manifest))
+    for glob, _ in may_skip:
+        if not any(fnmatch.fnmatchcase(n, glob) for n in known):
+            results.append(('FAIL', f'expected-skip:{glob}',
+                            f'{args.expected_skips} lists it for {run}, but it names '
+                            'no test of this run or of the manifests', True))
+
     splats = scan_splats(lines, deny, allow)
     results.append(('FAIL' if splats else 'PASS', 'splat-scan',
                     f'{len(splats)} splat line(s); first: {splats[0]}' if splats

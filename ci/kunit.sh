@@ -56,6 +56,26 @@ repro="make$LINEOPT kunit ARCH=$ARCH${VARIANT:+ VARIANT=$VARIANT}${REV:+ REV=$RE
 cross=$(cross_prefix "$ARCH") || die "unsupported ARCH=$ARCH (x86_64, i386, um, arm64 or s390)"
 [ -d "$TREE/.git" ] || die "$TREE does not exist" "make$LINEOPT tree"
 
+# --- The judge's inputs, before anything is built ------------------------------
+# The line's manifests must exist (without one the missing-test guard
+# would be off): expected-tests, and expected-tests.bench when its
+# kunitconfig enables the benchmarks; an arch's or a variant's own is
+# optional.
+manifests=()
+want=("$KUNITD/expected-tests")
+if grep -qsx "CONFIG_$BENCH_KCONFIG=y" "$KUNITD"/*.kunitconfig; then want+=("$KUNITD/expected-tests.bench"); fi
+for m in "${want[@]}"; do
+	[ -f "$m" ] || die "the manifest $m is missing" "git -C $TOP status -- ${KUNITD#"$TOP"/}"
+	manifests+=(--manifest="$m")
+done
+for m in "$KUNITD/expected-tests.$ARCH" ${VARIANT:+"$KUNITD/expected-tests.$VARIANT"}; do
+	[ ! -f "$m" ] || manifests+=(--manifest="$m")
+done
+# The cases that may skip, per run, with their reasons: required, like the
+# manifests (an empty list says no case may skip).
+skips=$KUNITD/expected-skips
+[ -f "$skips" ] || die "the expected-skips list $skips is missing" "git -C $TOP status -- ${KUNITD#"$TOP"/}"
+
 # --- Source: the work tree's tip, or a persistent worktree at REV -------------
 src=$TREE
 bdir=${KUNIT_BUILD_DIR:-$LB/kunit/$name}
@@ -84,24 +104,28 @@ frags=$(config_fragments "$LINE" "$ARCH" "${VARIANT:-}") || die "missing config 
 while read -r f; do
 	cfgs+=(--kunitconfig="$f")
 done <<< "$frags"
+# Every config line must name a symbol that a Kconfig of the line's tip
+# defines: kunit.py checks that "=y" lines took, but a misspelt "is not
+# set" line would leave its option as it was, and a per-patch run (below)
+# would drop a misspelt "=y" line with its suite.
+kconfig_symbols() {
+	{ git -C "$1" grep -h -E '^[[:space:]]*(menu)?config [A-Z0-9_]+' HEAD -- '*Kconfig*' || true; } |
+		awk '{print $2}' | sort -u
+}
+kconfig_symbols "$TREE" > "$outd/kconfig-symbols.tip"
+for c in "${cfgs[@]}"; do
+	f=${c#--kunitconfig=}
+	unknown=$(sed -n -E 's/^(# )?CONFIG_([A-Z0-9_]*)(=.*| is not set)$/\2/p' "$f" | sort -u | comm -23 - "$outd/kconfig-symbols.tip")
+	[ -z "$unknown" ] || die "${f#"$TOP"/} sets ${unknown//$'\n'/ }, which no Kconfig of the line's tip defines" "$repro"
+done
 if [ -n "${KUNIT_PRESENT_SUITES:-}" ]; then
 	# An earlier patch lacks some of the series' Kconfig symbols (the
 	# benchmarks come with patch 3): kunit.py would refuse a fragment that
 	# asks for them, so drop the lines of symbols this tree does not define.
-	# Only symbols that the line's tip defines may go: a symbol no Kconfig
-	# of the tip has is a mistake (a misspelling would otherwise drop its
-	# suite, and the suite would no longer be expected).
-	kconfig_symbols() {
-		{ git -C "$1" grep -h -E '^[[:space:]]*(menu)?config [A-Z0-9_]+' HEAD -- '*Kconfig*' || true; } |
-			awk '{print $2}' | sort -u
-	}
 	defined=$outd/kconfig-symbols
 	kconfig_symbols "$src" > "$defined"
-	kconfig_symbols "$TREE" > "$outd/kconfig-symbols.tip"
 	for i in "${!cfgs[@]}"; do
 		f=${cfgs[$i]#--kunitconfig=}
-		unknown=$(sed -n 's/^CONFIG_\([A-Z0-9_]*\)=.*/\1/p' "$f" | sort -u | comm -23 - "$outd/kconfig-symbols.tip")
-		[ -z "$unknown" ] || die "${f#"$TOP"/} sets ${unknown//$'\n'/ }, which no Kconfig of the line's tip defines" "$repro"
 		awk -v d="$defined" 'BEGIN { while ((getline s < d) > 0) have[s] = 1 }
 			/^CONFIG_[A-Z0-9_]+=/ { s = $0; sub(/^CONFIG_/, "", s); sub(/=.*/, "", s); if (!(s in have)) { print "# dropped: " $0; next } }
 			{ print }' "$f" > "$outd/fragment-$i.kunitconfig"
@@ -214,24 +238,6 @@ cp "$bdir/test.log" "$outd/raw.log" 2>/dev/null || : > "$outd/raw.log"
 log "ran $name in $(($(date +%s) - start)) s (kunit.py exit $krc)"
 
 # --- Judge ---------------------------------------------------------------------
-# The line's manifests must exist (without one the missing-test guard
-# would be off): expected-tests, and expected-tests.bench when its
-# kunitconfig enables the benchmarks; an arch's or a variant's own is
-# optional.
-manifests=()
-want=("$KUNITD/expected-tests")
-if grep -qsx "CONFIG_$BENCH_KCONFIG=y" "$KUNITD"/*.kunitconfig; then want+=("$KUNITD/expected-tests.bench"); fi
-for m in "${want[@]}"; do
-	[ -f "$m" ] || die "the manifest $m is missing" "git -C $TOP status -- ${KUNITD#"$TOP"/}"
-	manifests+=(--manifest="$m")
-done
-for m in "$KUNITD/expected-tests.$ARCH" ${VARIANT:+"$KUNITD/expected-tests.$VARIANT"}; do
-	[ ! -f "$m" ] || manifests+=(--manifest="$m")
-done
-# The cases that may skip, per run, with their reasons: required, like the
-# manifests (an empty list says no case may skip).
-skips=$KUNITD/expected-skips
-[ -f "$skips" ] || die "the expected-skips list $skips is missing" "git -C $TOP status -- ${KUNITD#"$TOP"/}"
 cases=
 if [ -n "${KUNIT_PRESENT_SUITES:-}" ]; then
 	for f in "$src/$KUNIT_SRC" "$src/$NET_KUNIT_SRC"; do

@@ -40,7 +40,11 @@ line_dir() {
 	local n
 	n=$(line_name "$1") || return 1
 	case $2 in
-	build|out|kunit|patches|configs|ci|Documentation|MAINTAINERS-notes) echo "$TOP/$2/$n" ;;
+	# Results go under the OUT a run of every line was given (make check
+	# and make tuxmake on a scratch directory in the self-tests).
+	out) echo "$OUT_ALL/$n" ;;
+	kunit) if [ "$n" = "${LINE_NAME:-}" ]; then echo "$KUNITD"; else echo "$TOP/kunit/$n"; fi ;;
+	build|patches|configs|ci|Documentation|MAINTAINERS-notes) echo "$TOP/$2/$n" ;;
 	*) return 1 ;;
 	esac
 }
@@ -49,7 +53,8 @@ line_dir() {
 # LINED: its data in ci/.
 LINE_NAME=$(line_name "$LINE") || exit 1
 LB=$TOP/build/$LINE_NAME
-KUNITD=$TOP/kunit/$LINE_NAME
+# KUNITD may be given (the self-tests point it at a scratch copy).
+KUNITD=${KUNITD:-$TOP/kunit/$LINE_NAME}
 LINED=$TOP/ci/$LINE_NAME
 TREE=${TREE:-$LB/linux}
 OUT_GIVEN=${OUT:-}
@@ -335,4 +340,17 @@ compile_like() {
 		-e "s#-nostdinc#-nostdinc $*#")
 	tool=$(printf '%s' "$tool" | sed "s# ${object} *\$# $output#")
 	(cd "$objdir" && eval "$cc" && eval "$tool")
+}
+
+# diag_lines LOG RC FILE TREEDIR: the W=1 + sparse diagnostics of a make
+# of FILE's object (its output LOG, its exit status RC), with the path up to
+# TREEDIR and the line and column numbers dropped so that moved lines
+# compare equal.  A make that failed without a compiler error (sparse
+# missing, say) must not read as "no diagnostics": it gives an error line.
+diag_lines() {
+	{ grep -E 'warning:|error:' "$1" || true; } |
+		sed -E "s#^[^:]*/$4/##; s#:[0-9]+:[0-9]+:#:#; s#:[0-9]+:#:#"
+	if [ "$2" != 0 ] && ! grep -qE ': (fatal )?error:' "$1"; then
+		printf '%s: error: make W=1 C=2 failed (exit %s): %s\n' "$3" "$2" "$(tail -n1 "$1")"
+	fi
 }

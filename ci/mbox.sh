@@ -105,8 +105,15 @@ for p in "${posts[@]}"; do
 		"${base:0:12}-v$version-0@${name//_/-}.invalid") > "$rt/b4.log" 2>&1 ||
 		{ cat "$rt/b4.log" >&2; die "b4 am could not read $mbx" "MBOX_CHECK=1 make$LINEOPT mbox"; }
 	[ -s "$rt/roundtrip.mbx" ] || { cat "$rt/b4.log" >&2; die "b4 am wrote no am-ready mbox for $name" "MBOX_CHECK=1 make$LINEOPT mbox"; }
-	grep -Eq "^ *Base: (using specified base-commit $base|applies clean to current tree)" "$rt/b4.log" ||
-		{ cat "$rt/b4.log" >&2; die "b4 am did not find base-commit $base in $mbx" "MBOX_CHECK=1 make$LINEOPT mbox"; }
+	# b4 must know the base the cover letter names (it says "base-commit
+	# ... not known, ignoring" otherwise), and the series must apply to it:
+	# the worktree is at that base, so b4 says "applies clean to current
+	# tree".
+	if grep -q 'Base: base-commit .* not known' "$rt/b4.log" ||
+		! grep -q '^ *Base: applies clean to current tree' "$rt/b4.log"; then
+		cat "$rt/b4.log" >&2
+		die "b4 am did not find base-commit $base in $mbx, or the series does not apply to it" "MBOX_CHECK=1 make$LINEOPT mbox"
+	fi
 	git -C "$wt" -c user.name="$BASE_NAME" -c user.email="$BASE_EMAIL" am -q "$rt/roundtrip.mbx" ||
 		die "git am of b4's mbox of $name onto its base failed" "MBOX_CHECK=1 make$LINEOPT mbox"
 	npatch=$(git -C "$wt" rev-list --count "$base..HEAD")

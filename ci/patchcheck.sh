@@ -73,14 +73,7 @@ diags() {
 			if [ -f "$wt/$f" ]; then
 				local mrc=0
 				"${kmake[@]}" W=1 C=2 "${f%.c}.o" > "$key.log" 2>&1 || mrc=$?
-				grep -E 'warning:|error:' "$key.log" |
-					sed -E "s#^[^:]*/${wt##*/}/##; s#:[0-9]+:[0-9]+:#:#; s#:[0-9]+:#:#" > "$key" || true
-				# A make that fails without a compiler error (sparse
-				# missing, say) must not read as "no diagnostics".
-				if [ "$mrc" != 0 ] && ! grep -qE ': (fatal )?error:' "$key"; then
-					printf '%s: error: make W=1 C=2 failed (exit %s): %s\n' "$f" "$mrc" \
-						"$(tail -n1 "$key.log")" >> "$key"
-				fi
+				diag_lines "$key.log" "$mrc" "$f" "${wt##*/}" > "$key"
 			else
 				: > "$key"
 			fi

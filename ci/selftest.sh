@@ -6,7 +6,8 @@
 #     a suite.case filter expects that case; a suite lost from a per-patch
 #     run is caught, and so is a config symbol the line's tip lacks;
 #   - make costs: testing.md's stage reference and cost table fail when
-#     ci/stages.tsv changes a share, a tier or adds a stage;
+#     ci/stages.tsv changes a share, a tier or adds a stage; a run of some
+#     stages or one line measures nothing;
 #   - make lint: a last-full-run block of another tip fails unless the
 #     cover letter says that this version has none yet;
 #   - make export of a line of several postings: a directory, cover letter
@@ -33,6 +34,11 @@
 #     replayed (results and logs), and a change of the tree, the config,
 #     the toolchain or the scripts reruns the check, as do NOCACHE=1, make
 #     check-full (TIER=full) and a key whose last run failed;
+#   - make check clears a stage's old results (a stage that dies early
+#     counts as one failure); W=1/sparse's make failing without "error:"
+#     is an error; make kunit stops on a missing manifest or skips list
+#     before it builds; make tuxmake refuses make kunit results of
+#     another tree;
 #   - shellcheck on every script.
 # Writes PASS/FAIL lines to out/<line>/selftest/results.tsv.
 set -euo pipefail
@@ -96,6 +102,8 @@ expect ktap-unexpected-skip 1 '^FAIL memcpy\.memcpy_test: skipped, and .* does n
 expect ktap-expected-skip 0 '0 failed, 1 skipped' -- with_skips "$work/skips" skip.log --run=x86_64
 expect ktap-skip-other-run 1 '^FAIL memcpy\.memcpy_test: skipped' -- with_skips "$work/skips" skip.log --run=arm64
 expect ktap-listed-skip-runs 1 '^FAIL expected-skip:memcpy\.memcpy_test: .*ran and passed' -- with_skips "$work/skips" clean.log --run=x86_64
+printf 'x86_64\tmemcpy.memcpy_tset\tmisspelt\n' > "$work/skips.typo"
+expect ktap-skip-names-nothing 1 '^FAIL expected-skip:memcpy\.memcpy_tset: .*names no test' -- with_skips "$work/skips.typo" clean.log --run=x86_64
 printf 'x86_64 memcpy.memcpy_test\n' > "$work/skips.bad"
 expect ktap-skip-without-reason 1 'want "<run glob> <suite.case> <reason>"' -- with_skips "$work/skips.bad" clean.log
 expect ktap-no-skips-list 1 'expected-skips file .* is missing' -- with_skips "$work/none" clean.log
@@ -131,6 +139,20 @@ sed 's/^\(6\.1:mutants\t\)full/\1ci/' "$TOP/ci/stages.tsv" > "$work/stages.tier"
 expect costs-tier-changed 1 'stage reference .* disagrees' -- costs_check "$work/stages.tier"
 { cat "$TOP/ci/stages.tsv"; printf '6.1:new-stage\tfull\t10\t10\n'; } > "$work/stages.new"
 expect costs-stage-added 1 'stage reference .* disagrees.*6\.1:new-stage' -- costs_check "$work/stages.new"
+
+# Only a whole run measures the stages: a partial one is left out.
+mkdir -p "$work/costrun"
+cp "$TOP/Documentation/testing.md" "$work/costdoc.md"
+printf '6.1:lint\t3\tpass\t5\t-\t-\t-\n' > "$work/costrun/summary.tsv"
+printf 'target=make check\ndate=2026-01-02T03:04:05Z\nproject=%040d\ndirty=no\ncores=2\npartial=yes\nseconds=3\n' 1 > "$work/costrun/run.env"
+echo '1 passed, 0 failed, 0 skipped' > "$work/costrun/final"
+expect costs-partial-run-left-out 0 'costrun is not a whole run \(partial=yes' -- \
+	env CHECK_DIRS="$work/costrun" COSTS_DOC="$work/costdoc.md" bash "$TOP/ci/costs.sh"
+expect costs-partial-run-not-shown 1 '' -- grep -F '2026-01-02T03:04:05Z' "$work/costdoc.md"
+sed -i 's/^partial=yes$/partial=no/' "$work/costrun/run.env"
+# shellcheck disable=SC2016 # the inner shell expands them
+expect costs-whole-run-shown 0 '2026-01-02T03:04:05Z' -- \
+	env CHECK_DIRS="$work/costrun" COSTS_DOC="$work/costdoc.md" bash -c 'bash "$TOP/ci/costs.sh" && cat "$COSTS_DOC"'
 
 # --- tree / export / lint on a tiny tree ---------------------------------------
 mini=$work/src
@@ -215,6 +237,56 @@ git -C "$mini" init -q && git -C "$mini" add -A &&
 expect tree-kernel-src-git 0 'exporting .*src \([0-9a-f]{40}\)' -- env KERNEL_SRC="$mini" \
 	TREE="$work/linux-git" PATCHES="$work/patches.1" bash "$TOP/ci/tree.sh"
 expect tree-kernel-src-git-applied 0 '^2$' -- git -C "$work/linux-git" rev-list --count base..HEAD
+
+# --- stages start from nothing: no result of an earlier run is counted -----------
+# A stage that dies before its script clears its results (abi.sh on a
+# missing tree) leaves the last run's PASS lines: make check must count
+# one failure, not them.
+co=$work/check-stale
+mkdir -p "$co/6.1.y/abi"
+printf 'PASS\tabi:stale-from-last-run\n' > "$co/6.1.y/abi/results.tsv"
+expect check-stage-clears-results 1 '^0 passed, 1 failed' -- env OUT="$co" TREE="$work/none" LINE=6.1 \
+	STAGES=6.1:abi CHECK_PREREQ=0 bash "$TOP/ci/check.sh"
+expect check-stale-results-gone 1 '' -- grep stale "$co/check/results.tsv" "$co/6.1.y/abi/results.tsv"
+
+# --- W=1/sparse: a make that fails without "error:" is a failure --------------------
+printf '  CHECK   lib/iov_iter.c\nmake[1]: *** [scripts/Makefile.build:250: lib/iov_iter.o] Error 127\n' > "$work/w1-nosparse.log"
+# shellcheck disable=SC2016 # the inner shell expands them
+dl() { bash -c 'set -euo pipefail; . "$1/ci/lib.sh"; diag_lines "$2" "$3" lib/iov_iter.c linux' _ "$TOP" "$@"; }
+expect w1-make-failed 0 '^lib/iov_iter.c: error: make W=1 C=2 failed \(exit 2\): make\[1\]: \*\*\* .*Error 127$' -- dl "$work/w1-nosparse.log" 2
+printf '/x/linux/lib/iov_iter.c:12:3: warning: unused variable\n' > "$work/w1-warn.log"
+expect w1-diag-normalised 0 '^lib/iov_iter.c: warning: unused variable$' -- dl "$work/w1-warn.log" 0
+# empty CMD...: CMD prints nothing.
+empty() { local o; o=$("$@"); [ -z "$o" ] || { printf '%s\n' "$o"; return 1; }; }
+expect w1-clean-make 0 '' -- empty dl "$work/w1-nosparse.log" 0
+
+# --- make kunit: a missing manifest stops the run before it builds ---------------------
+mkdir -p "$work/kunitd"
+cp "$KUNITD"/*.kunitconfig "$KUNITD/expected-skips" "$work/kunitd/"
+expect kunit-missing-manifest 1 'the manifest .*/kunitd/expected-tests is missing' -- \
+	env KUNITD="$work/kunitd" OUT="$work/kout-m" bash "$TOP/ci/kunit.sh"
+cp "$KUNITD"/expected-tests* "$work/kunitd/"
+rm "$work/kunitd/expected-skips"
+expect kunit-missing-skips 1 'the expected-skips list .*/kunitd/expected-skips is missing' -- \
+	env KUNITD="$work/kunitd" OUT="$work/kout-m" bash "$TOP/ci/kunit.sh"
+
+# A misspelt "is not set" line fails by name at the tip, too.
+cp "$KUNITD"/expected-skips "$work/kunitd/"
+kcfgs=("$work"/kunitd/*.kunitconfig)
+printf '# CONFIG_KUNIT_FAULT_TSET is not set\n' >> "${kcfgs[0]}"
+expect kunit-unknown-not-set 1 'sets KUNIT_FAULT_TSET, which no Kconfig' -- \
+	env KUNITD="$work/kunitd" OUT="$work/kout-m" KUNIT_CONFIG_ONLY=1 bash "$TOP/ci/kunit.sh"
+
+# --- make tuxmake compares with make kunit's results of the same tree only ------------
+to=$work/tux-out
+mkdir -p "$to/6.1.y/kunit/x86_64"
+printf 'PASS\tx86_64:iov_iter.a\n' > "$to/6.1.y/kunit/x86_64/results.tsv"
+printf '%040d\n' 0 > "$to/6.1.y/kunit/x86_64/tree"
+expect tuxmake-other-tree 1 "results of x86_64 .* are not of the work tree's tip" -- \
+	env OUT="$to" TUXMAKE_ROW=6.1.y-kunit-x86_64 bash "$TOP/ci/tuxmake.sh"
+rm "$to/6.1.y/kunit/x86_64/results.tsv"
+expect tuxmake-no-results 1 'no make kunit results of x86_64' -- \
+	env OUT="$to" TUXMAKE_ROW=6.1.y-kunit-x86_64 bash "$TOP/ci/tuxmake.sh"
 
 # --- make check's plan and its record in the cover letter ------------------------
 awk -F'\t' 'BEGIN { OFS = "\t" } !/^#/ && $2 == "ci" { $3 = 4000 } { print }' \

@@ -40,6 +40,15 @@ mkdir -p "$res"
 : > "$res/results.tsv"
 result() { printf '%s\t%s\n' "$1" "tuxmake:$ROW:$2" >> "$res/results.tsv"; }
 
+# What tuxmake's run is compared with, before anything is built: make
+# kunit's results of this row, of the tree tuxmake builds (not whatever make
+# kunit ran last).
+ref=$lo/kunit/$name/results.tsv
+[ -d "$tree/.git" ] || die "$tree does not exist" "make$lineopt tree"
+[ -s "$ref" ] || die "no make kunit results of $name to compare with ($ref)" "make$lineopt kunit ARCH=$arch${variant:+ VARIANT=$variant}"
+[ "$(cat "$lo/kunit/$name/tree" 2>/dev/null)" = "$(git -C "$tree" rev-parse "HEAD^{tree}")" ] ||
+	die "the make kunit results of $name ($ref) are not of the work tree's tip" "make$lineopt kunit ARCH=$arch${variant:+ VARIANT=$variant}"
+
 # The plan (cheap to make) names the commit and holds the row's parameters.
 bash "$TOP/ci/plan.sh" > "$res/plan.log" 2>&1 || { cat "$res/plan.log" >&2; die "make plan failed" "make plan"; }
 plan=$OUT_ALL/plan/plan.yaml
@@ -90,11 +99,6 @@ else
 fi
 
 # --- The same result? ---------------------------------------------------------------
-ref=$lo/kunit/$name/results.tsv
-[ -s "$ref" ] || die "no make kunit results of $name to compare with ($ref)" "make$lineopt kunit ARCH=$arch${variant:+ VARIANT=$variant}"
-# Results of the tree tuxmake built, not of whatever make kunit ran last.
-[ "$(cat "$lo/kunit/$name/tree" 2>/dev/null)" = "$(git -C "$lb/linux" rev-parse "HEAD^{tree}")" ] ||
-	die "the make kunit results of $name ($ref) are not of the work tree's tip" "make$lineopt kunit ARCH=$arch${variant:+ VARIANT=$variant}"
 krc=0
 RUN_NAME=tuxmake-$name OUT="$lo" LINE=$line ARCH=$arch VARIANT=$variant REV='' KUNIT_NO_BUILD=1 \
 	KUNIT_BUILD_DIR=$bdir bash "$TOP/ci/kunit.sh" > "$res/kunit.log" 2>&1 || krc=$?
