@@ -21,23 +21,29 @@ hash_and_copy_to_iter() in v6.16).
 Per patch: recipients (get_maintainer.pl) and review notes
 ----------------------------------------------------------
 
-1/7 iov_iter: Fix the WARN_ON_ONCE() condition in iov_iter_restore()
+iov_iter-fixes 1/2 iov_iter: Restore ITER_KVEC iterators without a warning
     Alexander Viro <viro@zeniv.linux.org.uk>
     Andrew Morton <akpm@linux-foundation.org>
     linux-kernel@vger.kernel.org
-  For mainline and stable: Fixes: 8fb0f47a9d7a, Cc: stable.
-  iov_kunit_save_restore on KVEC warns without it (the splat scan fails
-  the run), mutation restore-warn-parenthesis in ci/6.12.y/mutations.
+  Posting iov_iter-fixes, [PATCH 6.12.y]: a backport of the mainline
+  posting's first patch, not yet upstream (its message says so, and it is
+  sent only once mainline has it, with the mainline id). The test hunk is
+  dropped. Fixes: 8fb0f47a9d7a. iov_kunit_save_restore on KVEC warns
+  without it (the splat scan fails the run), mutation
+  restore-warn-parenthesis in ci/6.12.y/mutations.
 
-2/7 iov_iter: Step over zero-length bvec segments in iov_iter_get_pages*()
+iov_iter-fixes 2/2 iov_iter: Step over empty bvec segments in iov_iter_get_pages*()
     Alexander Viro <viro@zeniv.linux.org.uk>
     Andrew Morton <akpm@linux-foundation.org>
     linux-kernel@vger.kernel.org
-  For mainline and stable: Fixes: 3cf42da327f2, Cc: stable.
+  Posting iov_iter-fixes, [PATCH 6.12.y]: a backport of the mainline
+  posting's second patch, not yet upstream; mainline tags it Fixes:
+  3d671ca62a08 and 3cf42da327f2 without Cc: stable (no caller known), so
+  it is offered only if mainline's maintainers want it in stable.
   iov_kunit_get_pages{,_alloc}2 on the BVEC layouts with empty segments
   fail without it, mutation get-pages-zero-bvec-not-skipped.
 
-3/7 net: datagram: hash a linear copy of mapped fragments in hash_and_copy_to_iter()
+datagram-hash 1/1 net: datagram: hash a linear copy of mapped fragments in hash_and_copy_to_iter()
     "David S. Miller" <davem@davemloft.net>
     Eric Dumazet <edumazet@google.com>
     Jakub Kicinski <kuba@kernel.org>
@@ -45,30 +51,32 @@ Per patch: recipients (get_maintainer.pl) and review notes
     Simon Horman <horms@kernel.org>
     netdev@vger.kernel.org
     linux-kernel@vger.kernel.org
-  For the stable lines only (netdev): mainline removed the function in
-  v6.16 (c93f75b2d755), so there is no upstream commit;
-  Documentation/process/stable-kernel-rules.rst asks such a patch to say
-  why mainline has no equivalent; its message does. Fixes: 65d69e2505bb,
-  Cc: stable. iov_net_hash_datagram reports a wrong digest under
-  kmap-force without it, mutation hash-mapped-address-not-bounced
+  Posting datagram-hash, [PATCH 6.12.y], to stable with netdev and nvme
+  Cc'd: stable-only, since mainline removed the function in v6.16
+  (c93f75b2d755); Documentation/process/stable-kernel-rules.rst asks such
+  a patch to say why mainline has no equivalent, and its message does.
+  Hashing stops at the first failed bounce allocation. Fixes:
+  65d69e2505bb, Cc: stable. iov_net_hash_datagram reports a wrong digest
+  under kmap-force without it, mutation hash-mapped-address-not-bounced
   (i386:kmap-force).
 
-4/7 iov_iter: iter_iov_len() of an ITER_UBUF is its count
+local 1/4 iov_iter: iter_iov_len() of an ITER_UBUF is its count
     Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
-  A partial backport of 384492c48e6a (the uio.h hunk): latent in 6.12,
-  since no in-tree caller reads it after an advance. Stable may drop it;
-  the series keeps it so that its accessor tests and out-of-tree users
-  see mainline's answer. Mutation iter-iov-len-ubuf-offset.
+  Local, not posted: the uio.h hunk of 384492c48e6a, which mainline has.
+  No 6.12 caller reads it after an advance, so stable would not take it;
+  the local tests check the accessor and need it. Mutation
+  iter-iov-len-ubuf-offset.
 
-5/7 iov_iter: kunit: test every iterator type against a model
+local 2/4 iov_iter: kunit: test every iterator type against a model
     Andrew Morton <akpm@linux-foundation.org>
     linux-kernel@vger.kernel.org
-  Local proof for the 6.12.y fixes; mainline's version of these tests
-  belongs to the mainline line. User memory through kunit_vm_mmap(), no
-  new exports. Mainline's 12 cases are unchanged and pass.
+  Local, not posted (stable takes no tests): the proof of the 6.12.y
+  backports; mainline's version of these tests belongs to the mainline
+  line. User memory through kunit_vm_mmap(), no new exports. Mainline's
+  12 cases are unchanged and pass.
 
-6/7 net: add KUnit tests for the iov_iter checksum and hash copies
+local 3/4 net: add KUnit tests for the iov_iter checksum and hash copies
     "David S. Miller" <davem@davemloft.net>
     Eric Dumazet <edumazet@google.com>
     Jakub Kicinski <kuba@kernel.org>
@@ -77,16 +85,16 @@ Per patch: recipients (get_maintainer.pl) and review notes
     Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
     netdev@vger.kernel.org
-  For netdev. Tristate, like mainline's suite: every symbol it calls is
-  exported. The hash case needs a synchronous sha256 and is skipped
-  without one.
+  Local, not posted (stable takes no tests). Tristate, like mainline's
+  suite: every symbol it calls is exported. The hash case needs a
+  synchronous sha256 and is skipped without one.
 
-7/7 iov_iter: kunit: add benchmarks of the iterators
+local 4/4 iov_iter: kunit: add benchmarks of the iterators
     Andrew Morton <akpm@linux-foundation.org>
     linux-kernel@vger.kernel.org
-  Default n, not enabled by KUNIT_ALL_TESTS. A benchmark is never a
-  pass/fail test: make check runs them at smoke size, make bench
-  LINE=6.12 reports the figures.
+  Local, not posted. Default n, not enabled by KUNIT_ALL_TESTS. A
+  benchmark is never a pass/fail test: make check runs them at smoke
+  size, make bench LINE=6.12 reports the figures.
 
 Accepted checkpatch --strict findings
 -------------------------------------

@@ -88,9 +88,10 @@ LINEOPT=
 # BENCH_SMOKE_DEFAULT: the kernel arguments that run the benchmarks at
 # smoke size (1 MiB, 2 samples) in every KUnit run but make bench's.
 BENCH_SMOKE_DEFAULT="$KUNIT_MOD.bench_mib=1 $KUNIT_MOD.bench_samples=2"
-# NET_KUNIT_SRC: the checksum and hash tests; CP_EXCEPTIONS: the accepted
+# NET_KUNIT_SRC: the checksum and hash tests (a line.conf may name its
+# own); CP_EXCEPTIONS: the accepted
 # checkpatch findings; MUTATIONS: the deliberate bugs of make mutants.
-NET_KUNIT_SRC=net/core/iov_iter_net_kunit.c
+NET_KUNIT_SRC=${NET_KUNIT_SRC:-net/core/iov_iter_net_kunit.c}
 CP_EXCEPTIONS=${CP_EXCEPTIONS:-$LINED/checkpatch-exceptions}
 MUTATIONS=$LINED/mutations
 

@@ -4,7 +4,8 @@
 # out/<line>/mbox/iov_iter-<line>[-<posting>]-vN.mbx.  A line that is one
 # posting gets the subject prefix "PATCH <line>" (6.1.y, a stable line);
 # a line with patches/<line>/postings gets each posting's own prefix
-# ("PATCH", "RFC PATCH").  "vN" is added from the second version on, and
+# ("PATCH", "RFC PATCH", "PATCH 6.12.y"; a part marked "local" is never
+# posted and gets none).  "vN" is added from the second version on, and
 # Message-Id/In-Reply-To headers thread every patch under its cover
 # letter, derived from the base and the version so the bytes are stable.
 #   MBOX_CHECK=1  also prove the round trip of every posting: b4 am on the
@@ -68,7 +69,9 @@ if [ -f "$PATCHES/postings" ]; then
 			die "${PATCHES#"$TOP"/}/postings: $pname takes '$count' patches; the tree has ${#commits[@]} in all" "make$LINEOPT lint"
 		fi
 		at=$((at + count))
-		posts+=("iov_iter-$LINE_NAME-$pname|$d|${prefix//-/ }|$b|$from|${commits[$((at - 1))]}")
+		# A local part (prefix "local") is never posted: no mbox.
+		[ "$prefix" = local ] ||
+			posts+=("iov_iter-$LINE_NAME-$pname|$d|${prefix//-/ }|$b|$from|${commits[$((at - 1))]}")
 		from=${commits[$((at - 1))]}
 	done < <(postings_list "$PATCHES")
 else
