@@ -10,13 +10,21 @@ file is stale.  Edit the template, not this file.
 Route
 -----
 
-The series is against 6.12.y.  Until the 6.12.y line is narrowed to
-what stable takes, it keeps the tests and benchmarks as local proof
-that the fixes work on 6.12; they are not posted from here.  What goes
-to mainline is the mainline line (MAINTAINERS-notes/mainline), built and
-tested on 7.3.  For the 6.12 stable line: patches 1-3 carry Fixes: and
-Cc: stable; patch 3 exists only there (mainline removed
-hash_and_copy_to_iter() in v6.16).
+The 6.12.y line is a stable line (patches/6.12.y/postings).  Each
+posting goes to stable@vger.kernel.org as [PATCH 6.12.y], with the
+lists get_maintainer.pl names below in Cc:
+
+- iov_iter-fixes: the backports of the mainline line's first two fixes.
+  Not yet upstream: they are sent only once mainline has merged them,
+  each then with its mainline commit id, and the second only if
+  mainline's maintainers want it in stable (it has no Cc: stable there).
+- datagram-hash: stable-only, since mainline removed
+  hash_and_copy_to_iter() in v6.16 (c93f75b2d755); netdev and the nvme
+  list in Cc:, as nvme-tcp is its user.  The older stable lines have the
+  same code.
+- local: never posted (stable takes no tests).  The tests and benchmarks
+  that prove the backports on 6.12, and the uio.h hunk of 384492c48e6a
+  that the accessor tests need.
 
 Per patch: recipients (get_maintainer.pl) and review notes
 ----------------------------------------------------------
