@@ -41,10 +41,11 @@ xgit() {
 		-c branch."$branch".description="$(cat "$cover")" "$@"
 }
 
-# format_range FROM TO OUTDIR COVER: format-patch FROM..TO with the cover
-# letter COVER, based on FROM.
+# format_range FROM TO OUTDIR COVER [PREFIX]: format-patch FROM..TO with the
+# cover letter COVER, based on FROM, with the subject prefix PREFIX
+# (default "PATCH").
 format_range() {
-	local from=$1 to=$2 outdir=$3 cover=$4 tip_date
+	local from=$1 to=$2 outdir=$3 cover=$4 prefix=${5:-PATCH} tip_date
 	# The cover letter is from the tip commit's author (format-patch uses
 	# the committer identity for it) and carries the tip's date.
 	tip_date=$(tgit log -1 --format='%aD' "$to")
@@ -59,7 +60,7 @@ format_range() {
 	GIT_COMMITTER_NAME=$(tgit log -1 --format='%an' "$to") \
 	GIT_COMMITTER_EMAIL=$(tgit log -1 --format='%ae' "$to") \
 	xgit "$branch" "$cover" format-patch -q -o "$outdir" --zero-commit --no-signature --base="$from" \
-		--cover-letter --cover-from-description=subject \
+		--cover-letter --cover-from-description=subject --subject-prefix="$prefix" \
 		"$from..$branch" >/dev/null
 	[ "$branch" = series ] || tgit branch -q -D "$branch"
 	# format-patch dates the cover letter "now": give it the tip's date.
@@ -104,7 +105,11 @@ if [ ${#postings[@]} -gt 0 ]; then
 	mapfile -t commits < <(tgit rev-list --reverse base..HEAD)
 	from=base at=0
 	for p in "${postings[@]}"; do
-		read -r name count _ on <<< "$p"
+		read -r name count prefix on <<< "$p"
+		# The prefix the posting goes out with ("RFC-PATCH" is "RFC
+		# PATCH"); a local part, never posted, keeps "PATCH".
+		prefix=${prefix//-/ }
+		[ "$prefix" != local ] || prefix=PATCH
 		[[ $count =~ ^[1-9][0-9]*$ ]] || die "${PATCHES#"$TOP"/}/postings: $name: '$count' is not a number of patches"
 		if [ $((at + count)) -gt "$n" ]; then
 			die "${PATCHES#"$TOP"/}/postings: $name takes $count patches, but the series has only $((n - at)) left" \
@@ -115,8 +120,8 @@ if [ ${#postings[@]} -gt 0 ]; then
 		to=${commits[$((at + count - 1))]}
 		mkdir -p "$tmp/$name"
 		case ${on:-prev} in
-		prev) format_range "$from" "$to" "$tmp/$name" "$PATCHES/$name/cover-letter.txt" ;;
-		base) format_range base "$(pick_onto_base "$from" "$to" "$name")" "$tmp/$name" "$PATCHES/$name/cover-letter.txt" ;;
+		prev) format_range "$from" "$to" "$tmp/$name" "$PATCHES/$name/cover-letter.txt" "$prefix" ;;
+		base) format_range base "$(pick_onto_base "$from" "$to" "$name")" "$tmp/$name" "$PATCHES/$name/cover-letter.txt" "$prefix" ;;
 		*) die "${PATCHES#"$TOP"/}/postings: $name is on '$on': prev or base" ;;
 		esac
 		from=$to at=$((at + count))

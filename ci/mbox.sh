@@ -42,9 +42,11 @@ with open(mbx, 'w', encoding='utf-8') as out:
     for n, fname in enumerate(files):
         text = open(f'{pdir}/{fname}', encoding='utf-8').read()
         head, body = text.split('\n\n', 1)
-        if not re.search(r'^Subject: \[PATCH ', head, re.M):
-            sys.exit(f'mbox: {fname} has no "Subject: [PATCH " line')
-        head = re.sub(r'^Subject: \[PATCH ', f'Subject: [{prefix} ', head, count=1, flags=re.M)
+        # "[<any prefix> n/m]" becomes "[<the posting's prefix>[ vN] n/m]".
+        if not re.search(r'^Subject: \[[^]\n]*PATCH[^]\n]* [0-9]+/[0-9]+\]', head, re.M):
+            sys.exit(f'mbox: {fname} has no "Subject: [PATCH n/m]" line')
+        head = re.sub(r'^Subject: \[[^]\n]*?([0-9]+/[0-9]+\])', f'Subject: [{prefix} \\1', head,
+                      count=1, flags=re.M)
         head += f'\nMessage-Id: <{base}-v{version}-{n}@{domain}>'
         if n:
             head += f'\nIn-Reply-To: {cover_id}\nReferences: {cover_id}'

@@ -20,7 +20,7 @@ for f in "${files[@]}"; do
 	read -r num subj < <(python3 -c 'import email, re, sys
 m = email.message_from_file(open(sys.argv[1], encoding="utf-8"))
 s = " ".join(m["Subject"].split())
-n = re.match(r"^\[PATCH ([0-9]+)/([0-9]+)\] ", s)
+n = re.match(r"^\[[^]]*?([0-9]+)/([0-9]+)\] ", s)
 print(f"{int(n.group(1))}/{int(n.group(2))}" if n else "1/1", s[n.end():] if n else s)' "$PATCHES/$f")
 	case $f in */*) printf '%s %s %s\n' "${f%%/*}" "$num" "$subj" ;; *) printf '%s %s\n' "$num" "$subj" ;; esac
 	# 6.12's get_maintainer.pl orders equally ranked people by Perl's
