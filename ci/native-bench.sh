@@ -6,14 +6,22 @@
 #           that has CONFIG_IOV_ITER_BENCH_KUNIT_TEST)
 #   series  the tip of build/6.1.y/linux
 #
-# The objects are those of the x86_64 KUnit build of the tip
-# (build/kunit/x86_64: retpolines and return thunks on).  The base's
-# lib/iov_iter.c and both trees' glue.c are compiled with the tip's
-# lib/iov_iter.o command line and run through its objtool command; for the
-# base, its versions of the headers the series changes come first in the
-# include path (ci/lib.sh overlay_tree).  The x86_64 copy routines, the
-# thunks, lib/usercopy.o and lib/xarray.o are linked once.  The binaries are
-# build/native/native-bench.<layout>.
+# The objects come from one x86_64 build of the tip, chosen by NATIVE_CONFIG:
+#   prod   (the default) build/<line>/native/prod: x86_64 defconfig plus
+#          configs/native.config, as a distribution builds a kernel: SMP,
+#          retpolines and return thunks compiled in, no fault injection;
+#   kunit  build/<line>/kunit/x86_64, the KUnit kernel's objects: NR_CPUS=1
+#          and CONFIG_FAULT_INJECTION_USERCOPY (one should_fail_usercopy()
+#          call per user copy).
+# The base's lib/iov_iter.c and both trees' glue.c are compiled with the
+# tip's lib/iov_iter.o command line and run through its objtool command; for
+# the base, its versions of the headers the series changes come first in the
+# include path (ci/lib.sh overlay_tree).  The series' checksum copies, which
+# live in net/core/, are cut out of it and compiled the same way as a
+# translation unit of their own (net_csum.c), so that both trees call them
+# out of line, as the base calls its lib/iov_iter.o's.  The x86_64 copy
+# routines, the thunks, lib/usercopy.o and lib/xarray.o are linked once.
+# The binaries are build/<line>/native/native-bench.<config>.<layout>.
 #
 #   NATIVE_SMOKE=1   8 pairs per case (make check's smoke run: build, checks)
 #   NATIVE_ARGS=...  more arguments for the binary (--target=, --max-seconds=,
@@ -21,6 +29,8 @@
 #   NATIVE_OUT=dir   where results.tsv and run.log go (default out/<line>/native)
 #   NATIVE_BASE=rev  another commit of build/6.1.y/linux as the "base" side (for
 #                    example a variant of the tip, to measure a divergence)
+#   NATIVE_CONFIG=   prod (default) or kunit, above
+#   NATIVE_LAYOUTS=N how many link layouts (default 8; the smoke run: 1)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -45,26 +55,66 @@ shared_objs=(arch/x86/lib/memcpy_64.o arch/x86/lib/memset_64.o arch/x86/lib/copy
 	arch/x86/lib/csum-copy_64.o arch/x86/lib/csum-partial_64.o arch/x86/lib/csum-wrappers_64.o
 	lib/usercopy.o lib/xarray.o lib/find_bit.o)
 
-# The series objects come from the x86_64 KUnit build of the tip (make kunit
-# builds all of them; here only these are brought up to date).  The base's
-# lib/iov_iter.c is compiled with the same command line, with the base's
-# versions of the headers the series changes first in the include path.
-OBJ=$LB/kunit/x86_64
-kbuild_objs "$TREE" "$OBJ" "$ND/series.build.log" "$repro" lib/iov_iter.o "${shared_objs[@]}"
-overlay_tree "$base_rev" "$ND/base/overlay"
-tgit show "$base_rev:lib/iov_iter.c" > "$ND/base/overlay/iov_iter.c"
-mkdir -p "$ND/base/obj"
-compile_like "$OBJ" lib/iov_iter.o "$ND/base/overlay/iov_iter.c" "$ND/base/obj/iov_iter.o" \
-	"-I$ND/base/overlay/include" > "$ND/base.build.log" 2>&1 || {
-	cat "$ND/base.build.log" >&2
+# The series objects come from an x86_64 build of the tip (NATIVE_CONFIG);
+# only these objects are built or brought up to date.
+config=${NATIVE_CONFIG:-prod}
+smp=0
+case $config in
+kunit)
+	OBJ=$LB/kunit/x86_64
+	kbuild_objs "$TREE" "$OBJ" "$ND/series.build.log" "$repro" lib/iov_iter.o "${shared_objs[@]}" ;;
+prod)
+	OBJ=$ND/prod
+	frag=$TOP/configs/native.config
+	sum=$({ tgit rev-parse HEAD; cat "$frag"; } | sha256sum | cut -c1-16)
+	mkdir -p "$OBJ"
+	if [ "$(cat "$OBJ/.fragments" 2>/dev/null)" != "$sum" ]; then
+		rm -f "$OBJ/.fragments"
+		{ make -s -C "$TREE" O="$OBJ" ARCH=x86_64 defconfig &&
+			"$TREE/scripts/kconfig/merge_config.sh" -m -O "$OBJ" "$OBJ/.config" "$frag" &&
+			make -s -C "$TREE" O="$OBJ" ARCH=x86_64 olddefconfig; } > "$ND/prod.config.log" 2>&1 || {
+			tail -n 20 "$ND/prod.config.log" >&2
+			die "configuring ${OBJ#"$TOP"/} (x86_64 defconfig + configs/native.config) failed" "$repro"
+		}
+		# every line of the fragment must have survived olddefconfig
+		while read -r line; do
+			case $line in
+			CONFIG_*) grep -qxF "$line" "$OBJ/.config" ;;
+			"# CONFIG_"*" is not set") sym=${line#\# }; sym=${sym%% *}
+				! grep -q "^$sym=" "$OBJ/.config" ;;
+			*) true ;;
+			esac || die "configs/native.config: '$line' is not in ${OBJ#"$TOP"/}/.config" "$repro"
+		done < "$frag"
+		echo "$sum" > "$OBJ/.fragments"
+	fi
+	# (the objects one make at a time: kbuild races on single targets with -j)
+	if ! { make -s -C "$TREE" O="$OBJ" ARCH=x86_64 -j"$(nproc)" prepare &&
+		make -s -C "$TREE" O="$OBJ" ARCH=x86_64 lib/iov_iter.o "${shared_objs[@]}"; } \
+		> "$ND/series.build.log" 2>&1; then
+		tail -n 30 "$ND/series.build.log" >&2
+		die "building the harness's objects in ${OBJ#"$TOP"/} failed (log: ${ND#"$TOP"/}/series.build.log)" "$repro"
+	fi ;;
+*) die "NATIVE_CONFIG=$config: prod or kunit" ;;
+esac
+grep -q '^CONFIG_SMP=y' "$OBJ/.config" && smp=1
+# everything made from these objects
+WD=$ND/$config
+overlay_tree "$base_rev" "$WD/base/overlay"
+tgit show "$base_rev:lib/iov_iter.c" > "$WD/base/overlay/iov_iter.c"
+mkdir -p "$WD/base/obj"
+compile_like "$OBJ" lib/iov_iter.o "$WD/base/overlay/iov_iter.c" "$WD/base/obj/iov_iter.o" \
+	"-I$WD/base/overlay/include" > "$WD/base.build.log" 2>&1 || {
+	cat "$WD/base.build.log" >&2
 	die "compiling the base's lib/iov_iter.c failed" "$repro"
 }
 
 # glue TREE INCLUDE-FLAGS...: glue.c, compiled as lib/iov_iter.o was.
 glue() {
-	local tree=$1 gdir=$ND/$1/glue defs rev
+	local tree=$1 gdir=$WD/$1/glue defs rev
 	shift
+	rm -rf "$gdir"
 	mkdir -p "$gdir"
+	: > "$gdir/objs"
 	defs=(-DNB_TREE="$tree")
 	rev=$([ "$tree" = base ] && echo "$base_rev" || echo "$tip")
 	# (grep without -q: it reads all of git show's output; with -q git dies of SIGPIPE, and pipefail turns a match into "no")
@@ -84,12 +134,23 @@ glue() {
 				/^bool csum_and_copy_from_iter_full\(/ { last = 1 }
 				last && /^}/ { exit }
 				{ prev = $0 }'
-		} > "$gdir/nb_net_csum.h"
+		} | sed 's/^static size_t csum_and_copy_to_iter(/size_t csum_and_copy_to_iter(/' > "$gdir/nb_net_csum.h"
 		if ! grep -q '^bool csum_and_copy_from_iter_full(' "$gdir/nb_net_csum.h" ||
-			! grep -q '^static size_t csum_and_copy_to_iter(' "$gdir/nb_net_csum.h"; then
+			! grep -q '^size_t csum_and_copy_to_iter(' "$gdir/nb_net_csum.h"; then
 			die "$tree: the checksum copies were not found in net/core/" "$repro"
 		fi
+		# glue.c needs only their state
+		awk '/^struct csum_state \{/ { on = 1 } on { print } on && /^};/ { exit }' \
+			"$gdir/nb_net_csum.h" > "$gdir/nb_net_csum_state.h"
 		defs+=(-DNB_NET_CSUM)
+		# out of line, in a translation unit of their own, as the base's
+		# are in its lib/iov_iter.o
+		compile_like "$OBJ" lib/iov_iter.o "$TOP/bench/native/net_csum.c" "$gdir/net_csum.o" \
+			"$@" "-I$gdir" > "$gdir/net_csum.log" 2>&1 || {
+			cat "$gdir/net_csum.log" >&2
+			die "compiling the checksum copies of $tree (net_csum.c) failed" "$repro"
+		}
+		echo "$gdir/net_csum.o" >> "$gdir/objs"
 	fi
 	if tgit cat-file -e "$rev:include/linux/iov_iter.h" 2>/dev/null; then
 		defs+=(-DNB_HAVE_STEPS)
@@ -99,7 +160,7 @@ glue() {
 		awk '/^#define iterate_buf\(/ { on = 1 }
 			on { print }
 			/^#define iterate_and_advance\(/ { last = 1 }
-			last && !/\\$/ { exit }' "$ND/base/overlay/iov_iter.c" > "$gdir/nb_base_macros.h"
+			last && !/\\$/ { exit }' "$WD/base/overlay/iov_iter.c" > "$gdir/nb_base_macros.h"
 		grep -q '^#define iterate_and_advance(' "$gdir/nb_base_macros.h" ||
 			die "$tree: no iteration macros in lib/iov_iter.c" "$repro"
 	fi
@@ -122,17 +183,19 @@ renames=(--redefine-sym memcpy=kmemcpy --redefine-sym __memcpy=k__memcpy
 
 log "base   $(tgit log -1 --format='%h %s' "$base_rev")"
 log "series $(tgit log -1 --format='%h %s' "$tip")"
-glue base "-I$ND/base/overlay/include"
+glue base "-I$WD/base/overlay/include"
 glue series
-ld -r -o "$ND/base/tree.o" "$ND/base/obj/iov_iter.o" "$ND/base/glue/glue.o"
-ld -r -o "$ND/series/tree.o" "$OBJ/lib/iov_iter.o" "$ND/series/glue/glue.o"
+mapfile -t bextra < "$WD/base/glue/objs"
+mapfile -t sextra < "$WD/series/glue/objs"
+ld -r -o "$WD/base/tree.o" "$WD/base/obj/iov_iter.o" "$WD/base/glue/glue.o" "${bextra[@]}"
+ld -r -o "$WD/series/tree.o" "$OBJ/lib/iov_iter.o" "$WD/series/glue/glue.o" "${sextra[@]}"
 for t in base series; do
 	# One copy per tree: everything but the glue's entry points is local.
-	objcopy --wildcard --keep-global-symbol="nb_${t}_*" "${renames[@]}" "$ND/$t/tree.o"
+	objcopy --wildcard --keep-global-symbol="nb_${t}_*" "${renames[@]}" "$WD/$t/tree.o"
 done
-rm -f "$ND/shared.o"
-ld -r -z noexecstack -o "$ND/shared.o" "${shared_objs[@]/#/$OBJ/}"
-objcopy "${renames[@]}" "$ND/shared.o"
+rm -f "$WD/shared.o"
+ld -r -z noexecstack -o "$WD/shared.o" "${shared_objs[@]/#/$OBJ/}"
+objcopy "${renames[@]}" "$WD/shared.o"
 
 # Code placement moves these figures by more than their statistical CI (the
 # memcpy null cases show it): the harness is linked in eight layouts, each
@@ -140,12 +203,17 @@ objcopy "${renames[@]}" "$ND/shared.o"
 # before the first and the second tree, and the report's ratio and CI are
 # those of the mean over the layouts (ci/native_report.py).
 layouts=()
-for order in base-series series-base; do
-	for pads in 0.0 16.8 32.16 48.24; do
+for pads in 0.0 16.8 32.16 48.24; do
+	for order in base-series series-base; do
 		layouts+=("$order.$pads")
 	done
 done
 [ "${NATIVE_SMOKE:-0}" = 1 ] && layouts=(base-series.0.0)
+[ -z "${NATIVE_LAYOUTS:-}" ] || layouts=("${layouts[@]:0:$NATIVE_LAYOUTS}")
+# SMP: the per-CPU variables are %gs-relative, at offsets from 0 as in the
+# kernel's per-CPU area; the runtime gives %gs a page that holds them.
+smpflags=()
+[ "$smp" = 0 ] || smpflags=(-DNB_SMP "-Wl,--defsym=current_task=0x100" "-Wl,--defsym=__preempt_count=0x108")
 for l in "${layouts[@]}"; do
 	IFS=.- read -r first second pad1 pad2 <<< "$l"
 	objs=()
@@ -156,17 +224,17 @@ for l in "${layouts[@]}"; do
 				printf '.text\n.skip %s, 0x90\n.section .note.GNU-stack,"",@progbits\n' "${part#pad}" |
 				as -o "$ND/$part.o"
 			objs+=("$ND/$part.o") ;;
-		*) objs+=("$ND/$part/tree.o") ;;
+		*) objs+=("$WD/$part/tree.o") ;;
 		esac
 	done
 	gcc -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
-		-I"$TOP/bench/native" -o "$ND/native-bench.$l" "$TOP/bench/native/runtime.c" \
-		"${objs[@]}" "$ND/shared.o" -no-pie -Wl,-z,noexecstack -lm > "$ND/link.log" 2>&1 || {
-		cat "$ND/link.log" >&2
+		-I"$TOP/bench/native" "${smpflags[@]}" -o "$WD/native-bench.$l" "$TOP/bench/native/runtime.c" \
+		"${objs[@]}" "$WD/shared.o" -no-pie -Wl,-z,noexecstack -lm > "$WD/link.log" 2>&1 || {
+		cat "$WD/link.log" >&2
 		die "linking the harness ($l) failed" "$repro"
 	}
 done
-printf '%s\t%s\n' base "$base_rev" series "$tip" > "$dest/trees.tsv"
+printf '%s\t%s\n' base "$base_rev" series "$tip" config "$config" > "$dest/trees.tsv"
 
 args=()
 [ "${NATIVE_SMOKE:-0}" = 1 ] && args+=(--smoke)
@@ -174,13 +242,31 @@ args=()
 args+=(${NATIVE_ARGS:-})
 rm -f "$dest"/results.*.tsv
 for l in "${layouts[@]}"; do
-	log "running build/native/native-bench.$l ${args[*]}"
-	if ! "$ND/native-bench.$l" --out="$dest/results.$l.tsv" "${args[@]}" > "$dest/run.$l.log" 2>&1; then
+	log "running ${WD#"$TOP"/}/native-bench.$l ${args[*]}"
+	if ! "$WD/native-bench.$l" --out="$dest/results.$l.tsv" "${args[@]}" > "$dest/run.$l.log" 2>&1; then
 		tail -n 20 "$dest/run.$l.log" >&2
 		die "the native harness ($l) failed (log: ${dest#"$TOP"/}/run.$l.log)" \
-			"build/native/native-bench.$l ${args[*]}"
+			"${WD#"$TOP"/}/native-bench.$l ${args[*]}"
 	fi
 	grep '^#' "$dest/run.$l.log" || :
 done
+if [ "${NATIVE_SMOKE:-0}" = 1 ]; then
+	# The data checks catch a glue that lies: each fault below, made on
+	# purpose by one side's glue.c, must stop the start-up checks.
+	bin=$WD/native-bench.${layouts[0]}
+	for fault in walk-ret:'walk returned [0-9]+ of' iov-offset:'iov_offset [0-9]+ after the run' \
+		nr-segs:'nr_segs [0-9]+ after the run'; do
+		for side in base series; do
+			f=${fault%%:*} rc=0
+			"$bin" --smoke --checks-only --inject="$f" --inject-side="$side" \
+				> "$dest/inject.$f.$side.log" 2>&1 || rc=$?
+			if [ "$rc" != 1 ] || ! grep -qE "error: .*$side kernel.*: ${fault#*:}" "$dest/inject.$f.$side.log"; then
+				die "the harness missed a $f fault in the $side kernel's glue (exit $rc; log: ${dest#"$TOP"/}/inject.$f.$side.log)" \
+					"${bin#"$TOP"/} --smoke --checks-only --inject=$f --inject-side=$side"
+			fi
+		done
+	done
+	log "the data checks caught every injected fault (walk-ret, iov-offset, nr-segs; base and series)"
+fi
 python3 "$TOP/ci/native_report.py" --trees="$dest/trees.tsv" --out="$dest" "$dest"/results.*.tsv ||
 	die "the native report failed" "python3 ci/native_report.py --out=${dest#"$TOP"/} ${dest#"$TOP"/}/results.*.tsv"

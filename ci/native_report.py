@@ -10,9 +10,19 @@ of the mean log ratio over the layouts (n - 1 degrees of freedom).  With
 one layout (the smoke run) it is that layout's own CI.  The range of the
 layouts' CIs is kept as "placement_range".
 
+The cycle columns are paired: base is the geometric mean over the layouts
+of side a's median cycles per call, series is base x ratio, so the two
+columns and the ratio always agree.
+
 The iteration overhead of a case is its cycles minus those of the memcpy
-reference over the same bytes and chunks in the same tree (memcpy_<frag>);
-its ratio is series overhead / base overhead.
+reference over the same bytes and chunks in the same tree (memcpy_<frag>),
+both timed in the same pair (bench/native/runtime.c).  Per layout the
+harness gives the median base overhead, the median series overhead and the
+median of the pairs' difference (series overhead - base overhead) with its
+distribution-free 95% CI; over layouts the difference is their mean with
+the t interval (one layout: its own CI).  The memcpy rows run the same code
+in both trees: they are the harness's null test, summarised on their own
+line and not counted as cases.
 
 Writes OUT/results.json, OUT/table.md and OUT/table.txt.
 """
@@ -83,17 +93,26 @@ def main():
             c['ci95'] = [math.exp(m - h), math.exp(m + h)]
         cases.append(c)
 
-    by = {c['case']: c for c in cases}
     for c in cases:
-        ref = by.get(f"memcpy_{c['frag']}")
+        rows = [lay[c['case']] for lay in layouts.values()]
+        # paired cycle columns: side a over the layouts, side b = a x ratio
+        c['a_cycles'] = math.exp(statistics.mean(math.log(float(r['a_cycles'])) for r in rows))
+        c['b_cycles'] = c['a_cycles'] * c['ratio']
         c['overhead'] = None
-        if (c['group'] != 'ab' or c['case'].startswith('memcpy_') or '_walk' in c['case']
-                or ref is None or ref['bytes'] != c['bytes']):
+        if rows[0].get('ref', '-') in ('-', None):
             continue
-        oa = c['a_cycles'] - ref['a_cycles']
-        ob = c['b_cycles'] - ref['b_cycles']
-        c['overhead'] = {'base': oa, 'series': ob,
-                         'ratio': ob / oa if oa > 0 else None}
+        diffs = [float(r['ov_diff']) for r in rows]
+        if len(diffs) == 1:
+            lo, hi = float(rows[0]['ov_diff_lo']), float(rows[0]['ov_diff_hi'])
+            d = diffs[0]
+        else:
+            d = statistics.mean(diffs)
+            h = t95(len(diffs) - 1) * statistics.stdev(diffs) / math.sqrt(len(diffs))
+            lo, hi = d - h, d + h
+        base = statistics.mean(float(r['ov_a']) for r in rows)
+        c['overhead'] = {'ref': rows[0]['ref'], 'base': base, 'series': base + d,
+                         'diff': d, 'diff_ci95': [lo, hi],
+                         'ratio': (base + d) / base if base > 0 else None}
 
     trees = {}
     if a.trees:
@@ -103,26 +122,38 @@ def main():
     with open(os.path.join(a.out, 'results.json'), 'w') as f:
         json.dump({'trees': trees, 'layouts': list(layouts), 'cases': cases}, f, indent=1)
 
-    ab = [c for c in cases if c['group'] == 'ab']
+    ab = [c for c in cases if c['group'] == 'ab' and not c['case'].startswith('memcpy_')]
+    null = [c for c in cases if c['group'] == 'ab' and c['case'].startswith('memcpy_')]
     st = [c for c in cases if c['group'] == 'step']
-    lines = [f'Native, x86_64 (this CPU), {len(layouts)} link layout(s); cycles per call '
-             '(TSC, median of the layouts); ratio = series/base, geometric mean over '
-             'the layouts, with the 95% t interval of that mean; overhead = case - '
-             'memcpy_<frag> in the same tree',
+    mit = sorted({line.strip()[2:] for p in a.results
+                  for line in open(os.path.join(os.path.dirname(p), 'run.' + os.path.basename(
+                      p)[len('results.'):-len('.tsv')] + '.log'), errors='replace')
+                  if line.startswith('# mitigations:')} if a.results else set())
+    short = lambda k: trees.get(k, '?')[:12]
+    lines = [f"Native, x86_64 (this CPU): base {short('base')} against series {short('series')}, "
+             f"objects of the {trees.get('config', '?')} configuration, {len(layouts)} link "
+             'layout(s).']
+    lines += [m[0].upper() + m[1:] + '.' for m in mit]
+    lines += ['Cycles per call (TSC): base is side a\'s median (geometric mean over the '
+              'layouts), series = base x ratio; ratio = series/base, the median of the pairs, '
+              'geometric mean over the layouts, with the 95% t interval of that mean.  '
+              'Overhead = case - memcpy_<frag> of the same tree, timed in the same pair; '
+              'delta = series overhead - base overhead (mean over the layouts of the pairs\' '
+              'median difference, with its 95% interval).',
              '',
              '| case | base cycles | series cycles | ratio | 95% CI | overhead base | '
-             'overhead series | overhead ratio |',
-             '|---|---:|---:|---:|---|---:|---:|---:|']
+             'overhead series | overhead delta (95% CI) |',
+             '|---|---:|---:|---:|---|---:|---:|---|']
     for c in ab:
         o = c['overhead']
         ov = ('| - | - | - |' if not o else
-              f"| {o['base']:.0f} | {o['series']:.0f} | "
-              f"{'-' if o['ratio'] is None else format(o['ratio'], '.3f')} |")
+              f"| {o['base']:.0f} | {o['series']:.0f} | {o['diff']:+.0f} "
+              f"({o['diff_ci95'][0]:+.0f} to {o['diff_ci95'][1]:+.0f}) |")
         lines.append(f"| {c['case']} | {c['a_cycles']:.0f} | {c['b_cycles']:.0f} | "
                      f"{c['ratio']:.3f} | {c['ci95'][0]:.3f}-{c['ci95'][1]:.3f} {ov}")
     if st:
         lines += ['', 'Step variants at the tip, against the inline step (walks: against '
-                  'the inline empty walk); retpolines on',
+                  'the inline empty walk)',
                   '', '| case | inline cycles | variant cycles | ratio | 95% CI |',
                   '|---|---:|---:|---:|---|']
         for c in st:
@@ -131,6 +162,10 @@ def main():
     over = [c['case'] for c in ab if c['ci95'][1] > 1.01]
     lines += ['', f"CI upper bound above 1.01: {len(over)} of {len(ab)} cases"
               + (f" ({', '.join(over)})" if over else '')]
+    if null:
+        lines.append('Null rows (memcpy, the same code in both trees; not cases): '
+                     + ', '.join(f"{c['case']} {c['ratio']:.3f} ({c['ci95'][0]:.3f}-"
+                                 f"{c['ci95'][1]:.3f})" for c in null))
     text = '\n'.join(lines) + '\n'
     with open(os.path.join(a.out, 'table.md'), 'w') as f:
         f.write(text)

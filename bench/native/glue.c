@@ -29,14 +29,17 @@
 #endif
 
 /*
- * A tree whose checksum copies live in net/ (the series): they are cut out
- * of net/core/datagram.c and skbuff.c by ci/native-bench.sh and compiled
- * here, the rest of those objects being out of reach of a userspace
- * process.  A tree without them has them in its lib/iov_iter.o.
+ * A tree whose checksum copies live in net/ (the series): ci/native-bench.sh
+ * cuts them out of net/core/datagram.c and skbuff.c and compiles them as a
+ * translation unit of their own (net_csum.c), the rest of those objects
+ * being out of reach of a userspace process.  This file calls them out of
+ * line, as the other tree's glue calls the ones in its lib/iov_iter.o.
  */
 #ifdef NB_NET_CSUM
 #include <linux/skbuff.h>
-#include "nb_net_csum.h"
+#include "nb_net_csum_state.h"
+size_t csum_and_copy_to_iter(const void *addr, size_t bytes, void *_csstate,
+			     struct iov_iter *i);
 #endif
 
 /* Where the empty step leaves its trace, so that the walk is not elided. */
@@ -50,6 +53,10 @@ union nb_vec {
 
 void NB(info)(struct nb_info *info)
 {
+	struct iov_iter ubuf;
+
+	iov_iter_ubuf(&ubuf, READ, (void __user *)PAGE_SIZE, 1);
+	info->ubuf_nr_segs = ubuf.nr_segs;
 	info->page_struct_size = sizeof(struct page);
 	info->vec_size = sizeof(union nb_vec);
 	info->xa_size = sizeof(struct xarray);
@@ -168,17 +175,22 @@ static noinline size_t nb_iterate_indirect(struct iov_iter *i, size_t n,
 }
 #endif
 
-/* The empty walk: lengths and addresses only. */
-static noinline size_t nb_walk(struct iov_iter *i, size_t n)
+/*
+ * The empty walk: lengths and addresses only.  It returns what the walker
+ * says it walked: the steps' return value, or for the macros the n that
+ * they set to the bytes processed (n = off at their end).  @extra is the
+ * walk-return fault of the self-tests.
+ */
+static noinline size_t nb_walk(struct iov_iter *i, size_t n, size_t extra)
 {
 #ifdef NB_HAVE_STEPS
 	return iterate_and_advance(i, n, NULL,
-				   NB(ustep_none), NB(step_none));
+				   NB(ustep_none), NB(step_none)) + extra;
 #else
 	iterate_and_advance(i, n, base, len, off,
 			    (NB(sink) += (unsigned long)base + len, 0),
 			    (NB(sink) += (unsigned long)base + len, 0));
-	return n;
+	return n + extra;
 #endif
 }
 
@@ -265,7 +277,7 @@ unsigned long NB(run)(const struct nb_desc *d, unsigned int reps,
 		NB_LOOP(copy_from_iter(buf + done, n, &i));
 		break;
 	case NB_WALK:
-		NB_LOOP(nb_walk(&i, n));
+		NB_LOOP(nb_walk(&i, n, d->inject == NB_INJECT_WALK_RET));
 		break;
 	case NB_MEMCPY_TO:
 		NB_LOOP(nb_memcpy_to(d, buf));
@@ -326,12 +338,17 @@ unsigned long NB(run)(const struct nb_desc *d, unsigned int reps,
 	default:
 		return 0;
 	}
+	if (d->inject == NB_INJECT_IOV_OFFSET)
+		i.iov_offset++;
+	if (d->inject == NB_INJECT_NR_SEGS)
+		i.nr_segs++;
 	if (st) {
 		st->csum = csum;
 		st->ret = ret;
 		st->count = iov_iter_count(&i);
 		st->iov_offset = i.iov_offset;
 		st->nr_segs = i.nr_segs;
+		st->ubuf = iter_is_ubuf(&i);
 	}
 	return ret;
 }

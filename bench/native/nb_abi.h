@@ -35,6 +35,16 @@ enum nb_op {
 	NB_NR_OPS,
 };
 
+/* A fault the glue makes on purpose (the harness's self-tests): its data
+ * checks must catch each one. */
+enum nb_inject {
+	NB_INJECT_NONE,
+	NB_INJECT_WALK_RET,	/* the walk returns one byte more than it walked */
+	NB_INJECT_IOV_OFFSET,	/* iov_offset one more after the run */
+	NB_INJECT_NR_SEGS,	/* nr_segs one more after the run */
+	NB_NR_INJECT,
+};
+
 /* One segment of the iterator's memory, as an address in the arena. */
 struct nb_seg {
 	unsigned long addr;
@@ -52,6 +62,7 @@ struct nb_desc {
 	void *vecs;			/* scratch for the kvec/iovec/bio_vec array */
 	void *xa;			/* NB_XARRAY: a struct xarray (NB(xa_size) bytes) */
 	unsigned long xa_start;		/* NB_XARRAY: the byte position it starts at */
+	int inject;			/* enum nb_inject */
 };
 
 /* The iterator after the last call of a run, and what the calls returned. */
@@ -61,6 +72,7 @@ struct nb_state {
 	unsigned long iov_offset;
 	unsigned long nr_segs;
 	unsigned long csum;		/* NB_CSUM_*: csum_fold() of the checksum */
+	int ubuf;			/* the iterator is an ITER_UBUF */
 };
 
 /* What the runtime learns from the glue of one tree. */
@@ -70,6 +82,7 @@ struct nb_info {
 	unsigned long xa_size;		/* sizeof(struct xarray) */
 	unsigned long xa_node_size;	/* sizeof(struct xa_node) */
 	int has_steps;			/* the tree has <linux/iov_iter.h> */
+	unsigned long ubuf_nr_segs;	/* nr_segs of a new ITER_UBUF (0 or 1) */
 	/* X86_FEATURE_* numbers, for the alternatives */
 	int f_always, f_rep_good, f_erms, f_fsrm, f_retpoline,
 	    f_retpoline_lfence, f_rethunk, f_lfence_rdtsc;

@@ -69,8 +69,9 @@ static struct tree trees[2] = { NB_TREE_INIT(base), NB_TREE_INIT(series) };
 
 /* ------------------------------------------------------------------------ */
 /* What the kernel objects need from a kernel.  Nothing here is timed except
- * where a walker calls it (rcu_read_lock for XARRAY, should_fail_usercopy()
- * once per user copy, as CONFIG_FAULT_INJECTION_USERCOPY makes the kernel). */
+ * where a walker calls it (rcu_read_lock for XARRAY; should_fail_usercopy()
+ * once per user copy in a CONFIG_FAULT_INJECTION_USERCOPY build, the KUnit
+ * objects of NATIVE_CONFIG=kunit). */
 
 /*
  * The kernel objects keep the stack 8-byte aligned
@@ -99,9 +100,20 @@ static void unexpected(const char *what)
 static unsigned char fake_task[16384] __attribute__((aligned(64)));
 static unsigned char fake_cpu_data[4096] __attribute__((aligned(64)));
 static unsigned char fake_gs[4096] __attribute__((aligned(64)));
-void *current_task = fake_task;
 void *boot_cpu_data = fake_cpu_data;
+#ifdef NB_SMP
+/*
+ * An SMP kernel reads its per-CPU variables at %gs:offset, the offsets
+ * counting from 0 as in the kernel's per-CPU area: ci/native-bench.sh
+ * defines these two (--defsym) at the offsets below, within the page %gs
+ * points to, which also holds the stack canary at %gs:40.
+ */
+#define PCPU_CURRENT_TASK	0x100
+#define PCPU_PREEMPT_COUNT	0x108
+#else
+void *current_task = fake_task;
 int __preempt_count;
+#endif
 unsigned long page_offset_base, vmemmap_base;
 void *radix_tree_node_cachep;
 unsigned long __SCK__preempt_schedule, __SCK__might_resched;
@@ -157,6 +169,21 @@ KCALLED void __bitmap_clear(unsigned long *map, unsigned int start, int len)
 		map[start / 64] &= ~(1UL << (start % 64));
 }
 UNEXPECTED(__virt_addr_valid)
+UNEXPECTED(alloc_pages)
+
+/* What a distribution-like configuration adds: HugeTLB and spinlocks that
+ * are calls (xas_lock() while the xarrays are set up, never timed). */
+unsigned long hugetlb_optimize_vmemmap_key[2];
+KCALLED _Bool PageHuge(void *page) { return 0; }
+KCALLED _Bool PageHeadHuge(void *page) { return 0; }
+KCALLED void _raw_spin_lock(void *lock) { }
+KCALLED void _raw_spin_unlock(void *lock) { }
+KCALLED void _raw_spin_lock_bh(void *lock) { }
+KCALLED void _raw_spin_unlock_bh(void *lock) { }
+KCALLED void _raw_spin_lock_irq(void *lock) { }
+KCALLED void _raw_spin_unlock_irq(void *lock) { }
+KCALLED unsigned long _raw_spin_lock_irqsave(void *lock) { return 0; }
+KCALLED void _raw_spin_unlock_irqrestore(void *lock, unsigned long flags) { }
 UNEXPECTED(__sw_hweight64)
 UNEXPECTED(sg_init_one)
 
@@ -181,11 +208,10 @@ extern int32_t __start_nb_return_sites[] NB_SECTION, __stop_nb_return_sites[] NB
 extern int32_t __start_nb_retpoline_sites[] NB_SECTION;
 extern int32_t __stop_nb_retpoline_sites[] NB_SECTION;
 extern struct extable_entry __start___ex_table[] NB_SECTION, __stop___ex_table[] NB_SECTION;
-extern char __x86_return_thunk[];
+extern char __x86_return_thunk[] NB_SECTION;
 
 #define ALT_FLAG_NOT	(1 << 15)
 static unsigned char features[32 * 32 / 8];
-static int feat_retpoline, feat_retpoline_lfence, feat_rethunk;
 
 static void set_feature(int f) { features[f / 8] |= 1 << (f % 8); }
 static int has_feature(int f) { return features[f / 8] >> (f % 8) & 1; }
@@ -235,6 +261,25 @@ static void text_writable(void *p, size_t len)
 
 static int patched_alts, patched_returns;
 
+/* --inject=FAULT: one side's glue (--inject-side=, default series) makes
+ * this fault (the self-tests) */
+static int inject;
+static struct tree *inject_tree;
+static const char *const inject_names[NB_NR_INJECT] = {
+	"none", "walk-ret", "iov-offset", "nr-segs",
+};
+
+static int inject_index(const char *name)
+{
+	int k;
+
+	for (k = 0; k < NB_NR_INJECT; k++)
+		if (!strcmp(inject_names[k], name))
+			return k;
+	die("--inject=%s: none, walk-ret, iov-offset or nr-segs", name);
+	return 0;
+}
+
 static void apply_alternatives(void)
 {
 	struct alt_instr *a;
@@ -275,9 +320,86 @@ static void apply_alternatives(void)
 	}
 }
 
-/* apply_returns(): without X86_FEATURE_RETHUNK a return is a plain ret. */
+/*
+ * The return thunk, as 6.1.y's arch/x86/kernel/cpu/bugs.c chooses it at boot
+ * with a default command line (retbleed=auto, spec_rstack_overflow=safe-ret)
+ * from its cpu_vuln_blacklist (arch/x86/kernel/cpu/common.c), by vendor and
+ * family: AMD 0x15 and 0x16 have RETBLEED (UNRET: retbleed_return_thunk);
+ * AMD 0x17 and Hygon 0x18 also SRSO, whose safe RET replaces it
+ * (srso_return_thunk); AMD 0x19 SRSO alone (srso_alias_return_thunk).
+ * Any other AMD or Hygon family has neither: every return site becomes a
+ * plain ret, as apply_returns() makes it.  Intel's ITS mitigation
+ * (its_return_thunk, some models only) is not modelled: on Intel the
+ * harness takes no thunk and says so.  --rethunk=NAME overrides the choice.
+ */
+extern char retbleed_return_thunk[] NB_SECTION, srso_return_thunk[] NB_SECTION;
+extern char srso_alias_return_thunk[] NB_SECTION, its_return_thunk[] NB_SECTION;
+
+static const struct {
+	const char *name;
+	char *thunk;
+} rethunks[] = {
+	{ "none", NULL },
+	{ "retbleed", retbleed_return_thunk },
+	{ "srso", srso_return_thunk },
+	{ "srso_alias", srso_alias_return_thunk },
+	{ "its", its_return_thunk },
+};
+
+static int rethunk = -1;		/* index in rethunks[] */
+static char rethunk_why[160];
+
+static int rethunk_index(const char *name)
+{
+	unsigned int k;
+
+	for (k = 0; k < sizeof(rethunks) / sizeof(rethunks[0]); k++)
+		if (!strcmp(rethunks[k].name, name))
+			return k;
+	die("--rethunk=%s: none, retbleed, srso, srso_alias or its", name);
+	return 0;
+}
+
+static void choose_rethunk(void)
+{
+	unsigned int a, b, c, d, family;
+	char vendor[13];
+
+	if (rethunk >= 0) {
+		snprintf(rethunk_why, sizeof(rethunk_why), "chosen with --rethunk");
+		goto check;
+	}
+	__get_cpuid(0, &a, &b, &c, &d);
+	memcpy(vendor, &b, 4);
+	memcpy(vendor + 4, &d, 4);
+	memcpy(vendor + 8, &c, 4);
+	vendor[12] = 0;
+	__get_cpuid(1, &a, &b, &c, &d);
+	family = (a >> 8) & 0xf;
+	if (family == 0xf)
+		family += (a >> 20) & 0xff;
+	if (!strcmp(vendor, "AuthenticAMD") && (family == 0x15 || family == 0x16))
+		rethunk = rethunk_index("retbleed");
+	else if ((!strcmp(vendor, "AuthenticAMD") && family == 0x17) ||
+		 (!strcmp(vendor, "HygonGenuine") && family == 0x18))
+		rethunk = rethunk_index("srso");
+	else if (!strcmp(vendor, "AuthenticAMD") && family == 0x19)
+		rethunk = rethunk_index("srso_alias");
+	else
+		rethunk = rethunk_index("none");
+	snprintf(rethunk_why, sizeof(rethunk_why), "6.1.y's choice for %s family %#x%s",
+		 vendor, family, !strcmp(vendor, "GenuineIntel") ?
+		 " (Intel's ITS thunk not modelled)" : "");
+check:
+	if (rethunks[rethunk].name[0] != 'n' && !rethunks[rethunk].thunk)
+		die("the kernel objects have no %s return thunk", rethunks[rethunk].name);
+}
+
+/* apply_returns(): each "jmp __x86_return_thunk" becomes a jump to the
+ * chosen thunk, or a plain ret when there is none. */
 static void apply_returns(void)
 {
+	char *thunk = rethunks[rethunk].thunk;
 	int32_t *s;
 
 	for (s = __start_nb_return_sites; s < __stop_nb_return_sites; s++) {
@@ -289,30 +411,92 @@ static void apply_returns(void)
 		memcpy(&disp, p + 1, 4);
 		if (p + 5 + disp != (unsigned char *)__x86_return_thunk)
 			continue;
-		if (feat_rethunk)
-			continue;
 		text_writable(p, 5);
-		p[0] = 0xc3;
-		memset(p + 1, 0xcc, 4);
+		if (thunk) {
+			disp = (int32_t)(thunk - (char *)(p + 5));
+			memcpy(p + 1, &disp, 4);
+		} else {
+			p[0] = 0xc3;
+			memset(p + 1, 0xcc, 4);
+		}
 		patched_returns++;
 	}
 }
 
 /*
- * apply_retpolines(): with the generic retpoline (this CPU's mitigation when
- * the harness was written) the kernel leaves the thunk calls alone, and so
- * does the harness.  Under any other mitigation the kernel rewrites them
- * into indirect calls, which the harness does not do: the thunks then run
- * their default body, a plain indirect jump, and the header says so.
+ * Indirect branches, as 6.1.y's spectre_v2_select_mitigation() chooses with
+ * spectre_v2=auto: Intel's enhanced IBRS or AMD's Automatic IBRS where the
+ * CPU has it (then apply_retpolines() turns every thunk call back into an
+ * indirect call), and the generic retpoline otherwise (the thunk calls
+ * stay, as here).  --retpoline=on|off overrides the choice.  The rewrite
+ * below covers calls and jumps to a thunk; a conditional jump to a thunk
+ * (which 6.1.y rewrites into an inverted jump over an indirect one) is
+ * left to the thunk, whose default body is then a plain indirect jump.
  */
-static const char *retpoline_note = "generic retpoline thunks, as the kernel runs them";
+extern char __x86_indirect_thunk_array[] NB_SECTION;
+static int retpoline = -1;
+static char retpoline_why[160];
+static int patched_retpolines, unpatched_retpolines;
 
-static void check_retpolines(void)
+static void choose_retpoline(void)
 {
-	if (!feat_retpoline || feat_retpoline_lfence)
-		retpoline_note = "NOT the generic retpoline: thunk calls kept, thunks patched "
-				 "to this mitigation's body; the kernel would rewrite the calls "
-				 "(indirect-call figures are approximate)";
+	unsigned int a, b, c, d;
+	char line[4096];
+	int eibrs = 0;
+	FILE *f;
+
+	if (retpoline >= 0) {
+		snprintf(retpoline_why, sizeof(retpoline_why), "chosen with --retpoline");
+		return;
+	}
+	f = fopen("/proc/cpuinfo", "r");
+	if (!f)
+		die("/proc/cpuinfo: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "flags", 5)) {
+			eibrs = strstr(line, " ibrs_enhanced") != NULL;
+			break;
+		}
+	fclose(f);
+	if (__get_cpuid(0x80000021, &a, &b, &c, &d) && (a & (1u << 8)))
+		eibrs = 2;
+	retpoline = !eibrs;
+	snprintf(retpoline_why, sizeof(retpoline_why), "6.1.y's choice: %s",
+		 eibrs == 2 ? "Automatic IBRS" : eibrs ? "enhanced IBRS" :
+		 "neither enhanced nor Automatic IBRS");
+}
+
+static void apply_retpolines(void)
+{
+	int32_t *s;
+
+	if (retpoline)
+		return;
+	for (s = __start_nb_retpoline_sites; s < __stop_nb_retpoline_sites; s++) {
+		unsigned char *p = (unsigned char *)s + *s, buf[5];
+		int32_t disp;
+		long reg;
+
+		if (p[0] != 0xe8 && p[0] != 0xe9) {
+			unpatched_retpolines++;
+			continue;
+		}
+		memcpy(&disp, p + 1, 4);
+		reg = ((char *)p + 5 + disp - __x86_indirect_thunk_array) / 32;
+		if (reg < 0 || reg > 15 || reg == 4)
+			die("retpoline site at %p does not call a thunk", p);
+		/* call/jmp *%reg, REX.B for r8-r15, NOPs after */
+		memset(buf, 0x90, sizeof(buf));
+		disp = 0;
+		if (reg >= 8)
+			buf[disp++] = 0x41;
+		buf[disp++] = 0xff;
+		buf[disp++] = (p[0] == 0xe8 ? 0xd0 : 0xe0) | (reg & 7);
+		optimize_nops(buf, 5);
+		text_writable(p, 5);
+		memcpy(p, buf, 5);
+		patched_retpolines++;
+	}
 }
 
 static char mitigation[256];
@@ -347,13 +531,12 @@ static void detect_features(const struct nb_info *nb)
 			mitigation[strcspn(mitigation, "\n")] = 0;
 		fclose(f);
 	}
-	feat_retpoline = strstr(mitigation, "Retpolines") != NULL;
-	feat_retpoline_lfence = strstr(mitigation, "LFENCE") != NULL;
-	if (feat_retpoline)
+	choose_retpoline();
+	if (retpoline)
 		set_feature(nb->f_retpoline);
-	if (feat_retpoline_lfence)
-		set_feature(nb->f_retpoline_lfence);
-	feat_rethunk = 0;	/* see Documentation/benchmarking.md */
+	choose_rethunk();
+	if (rethunks[rethunk].thunk)
+		set_feature(nb->f_rethunk);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -496,6 +679,7 @@ struct bcase {
 	const char *group;	/* ab: base vs series; step: series variant vs inline */
 	struct side a, b;
 	unsigned long chunk_ref;	/* the memcpy reference's chunk, for the report */
+	const struct bcase *ref;	/* memcpy_<chunk_ref>, timed in the same pairs */
 };
 
 #define MAX_CASES 80
@@ -539,6 +723,7 @@ static void fill_side(struct side *s, struct tree *t, int type, int op,
 	s->d.vecs = calloc(nr ? nr : 1, t->nb.vec_size);
 	s->d.xa = xa;
 	s->d.xa_start = xa_start;
+	s->d.inject = t == inject_tree ? inject : NB_INJECT_NONE;
 	if (type != NB_UBUF && type != NB_XARRAY)
 		t->prepare(&s->d);
 }
@@ -694,6 +879,21 @@ static void build_cases(void)
 		asprintf(&name, "%s_walk_64", type_name[seg_types[t]]);
 		ab_case(name, seg_types[t], NB_WALK, CASE_BYTES, 64, CASE_BYTES, NULL);
 	}
+	/* each copy of 32 KiB in calls or segments of a memcpy chunk gets that
+	 * memcpy as its reference, timed in the same pairs */
+	for (k = 0; k < (unsigned int)nr_cases; k++) {
+		struct bcase *c = &cases[k];
+		int op = c->a.d.op;
+
+		if (op != NB_COPY_TO && op != NB_COPY_FROM && op != NB_CSUM_TO &&
+		    op != NB_CSUM_FROM)
+			continue;
+		if (c->a.d.count != CASE_BYTES)
+			continue;
+		for (f = 0; f < 3; f++)
+			if (c->chunk_ref == frags[f])
+				c->ref = &cases[f];
+	}
 	/* inline, kernel-only and indirect steps (series only) */
 	if (SERIES->nb.has_steps)
 		for (t = 0; t < 3; t += 2) {
@@ -797,26 +997,63 @@ static void poison(const struct nb_desc *d, unsigned long seed)
 	}
 }
 
+/*
+ * The iterator after all of @d->count bytes went through it, in both trees:
+ * count 0; a UBUF's iov_offset is the bytes consumed and its nr_segs what
+ * iov_iter_ubuf() set (6.1: 0; the series: 1, as mainline); an XARRAY's iov_offset is the bytes consumed (nr_segs 0); a
+ * segment array stands just past its last non-empty segment (empty ones
+ * after it are not stepped over), at offset 0.
+ */
+static int state_ok(const struct tree *t, const struct nb_desc *d,
+		    const struct nb_state *st, char *why, size_t whylen)
+{
+	unsigned long off = 0, nr = 0, k;
+
+	if (st->ubuf) {
+		off = d->count;
+		nr = t->nb.ubuf_nr_segs;
+	} else if (d->type == NB_XARRAY) {
+		off = d->count;
+	} else {
+		for (k = d->nr_segs; k > 0 && !d->segs[k - 1].len; k--)
+			nr++;
+	}
+	if (st->ubuf != (d->type == NB_UBUF) && d->op != NB_IMPORT_TO &&
+	    d->op != NB_IMPORTV_TO) {
+		snprintf(why, whylen, "the iterator is %s an ITER_UBUF", st->ubuf ? "" : "not");
+		return 0;
+	}
+	if (st->count != 0)
+		snprintf(why, whylen, "iterator count %lu after the run, not 0", st->count);
+	else if (st->iov_offset != off)
+		snprintf(why, whylen, "iov_offset %lu after the run, not %lu", st->iov_offset, off);
+	else if (st->nr_segs != nr)
+		snprintf(why, whylen, "nr_segs %lu after the run, not %lu", st->nr_segs, nr);
+	else
+		return 1;
+	return 0;
+}
+
 /* Did the run move @d->count bytes the right way? 0 if so. */
-static int verify(const struct nb_desc *d, unsigned long seed,
+static int verify(const struct side *s, unsigned long seed,
 		  const struct nb_state *st, char *why, size_t whylen)
 {
+	const struct nb_desc *d = &s->d;
+	const struct tree *t = s->tree;
 	unsigned long k, want_ret = d->count;
 	int to = !op_from(d->op);
 
+	if (d->op != NB_MEMCPY_TO && !state_ok(t, d, st, why, whylen))
+		return 1;
 	if (d->op == NB_WALK || d->op == NB_WALK_INDIRECT) {
-		if (st->ret != want_ret || st->count != 0) {
-			snprintf(why, whylen, "walk returned %lu, count %lu", st->ret, st->count);
+		if (st->ret != want_ret) {
+			snprintf(why, whylen, "walk returned %lu of %lu bytes", st->ret, want_ret);
 			return 1;
 		}
 		return 0;
 	}
 	if (st->ret != want_ret) {
 		snprintf(why, whylen, "returned %lu of %lu bytes", st->ret, want_ret);
-		return 1;
-	}
-	if (d->op != NB_MEMCPY_TO && st->count != 0) {
-		snprintf(why, whylen, "iterator count %lu after the copy", st->count);
 		return 1;
 	}
 	pattern(expect, d->count, seed);
@@ -846,7 +1083,7 @@ static void check_side(const struct bcase *c, const struct side *s, unsigned lon
 
 	poison(&s->d, seed);
 	s->tree->run(&s->d, 1, &st);
-	if (verify(&s->d, seed, &st, why, sizeof(why)))
+	if (verify(s, seed, &st, why, sizeof(why)))
 		die("%s, %s kernel: %s", c->name, s->tree->name, why);
 }
 
@@ -976,6 +1213,7 @@ static uint64_t time_batch(const struct side *s, unsigned int reps)
 
 struct opts {
 	int smoke;
+	int checks_only;	/* the start-up checks and one check of every case */
 	double target;		/* CI half-width, relative */
 	double max_seconds;	/* per case */
 	unsigned long min_pairs, max_pairs;
@@ -983,18 +1221,55 @@ struct opts {
 	const char *only;
 };
 
+/* The median of @n values and its distribution-free 95% CI; sorts @v. */
+static void median_and_ci(double *v, unsigned long n, double *m, double *lo, double *hi)
+{
+	median_ci(v, n, lo, hi);
+	*m = n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Check both sides of @c (and of its reference) on the data of pair @n. */
+static void check_pair(const struct bcase *c, unsigned long n)
+{
+	const struct side *sides[4] = { &c->a, &c->b, c->ref ? &c->ref->a : NULL,
+					c->ref ? &c->ref->b : NULL };
+	struct nb_state st;
+	char why[200];
+	int k;
+
+	for (k = 0; k < 4 && sides[k]; k++) {
+		poison(&sides[k]->d, n + k);
+		sides[k]->tree->run(&sides[k]->d, 1, &st);
+		if (verify(sides[k], n + k, &st, why, sizeof(why)))
+			die("%s%s, %s kernel, pair %lu: %s", c->name,
+			    k >= 2 ? "'s memcpy reference" : "",
+			    sides[k]->tree->name, n, why);
+	}
+}
+
+/*
+ * A pair is one batch of calls on each side, the order alternating from
+ * pair to pair; a case with a memcpy reference also times the reference in
+ * both trees within the same pair (ref a, a, b, ref b, then mirrored), so
+ * that each pair gives each tree's overhead (case minus reference) from
+ * batches run next to each other.  The ratio is the median of the pairs'
+ * b/a, with its distribution-free 95% CI; the overhead difference the
+ * median of the pairs' (b - ref b) - (a - ref a), with its CI, per call.
+ */
 static void measure(const struct bcase *c, const struct opts *o, FILE *out)
 {
 	unsigned long max = o->max_pairs, n = 0, k;
 	double *ra = malloc(max * sizeof(double)), *ca = malloc(max * sizeof(double));
 	double *cb = malloc(max * sizeof(double)), *tmp = malloc(max * sizeof(double));
+	double *oa = malloc(max * sizeof(double)), *ob = malloc(max * sizeof(double));
+	double *od = malloc(max * sizeof(double));
+	const struct side *xa = c->ref ? &c->ref->a : NULL, *xb = c->ref ? &c->ref->b : NULL;
 	unsigned int reps = 1;
 	double t0, lo = 0, hi = 0, ratio = 0;
 	uint64_t one;
 
-	/* check both sides, then warm up and size the batch to about 40k cycles */
-	check_side(c, &c->a, 1);
-	check_side(c, &c->b, 2);
+	/* check every side, then warm up and size the batch to about 40k cycles */
+	check_pair(c, 1);
 	for (k = 0; k < 20; k++) {
 		time_batch(&c->a, 1);
 		time_batch(&c->b, 1);
@@ -1010,57 +1285,73 @@ static void measure(const struct bcase *c, const struct opts *o, FILE *out)
 
 	t0 = now_s();
 	while (n < max) {
-		uint64_t a, b;
-		char why[160];
-		struct nb_state st;
+		uint64_t a, b, x = 0, y = 0;
 
 		if (n & 1) {
+			if (xb)
+				y = time_batch(xb, reps);
 			b = time_batch(&c->b, reps);
 			a = time_batch(&c->a, reps);
+			if (xa)
+				x = time_batch(xa, reps);
 		} else {
+			if (xa)
+				x = time_batch(xa, reps);
 			a = time_batch(&c->a, reps);
 			b = time_batch(&c->b, reps);
+			if (xb)
+				y = time_batch(xb, reps);
 		}
 		ca[n] = (double)a / reps;
 		cb[n] = (double)b / reps;
 		ra[n] = (double)b / a;
+		oa[n] = ca[n] - (double)x / reps;
+		ob[n] = cb[n] - (double)y / reps;
+		od[n] = ob[n] - oa[n];
 		n++;
-		/* every 64th pair: the data of both sides again */
-		if ((n & 63) == 0) {
-			const struct side *s = n & 64 ? &c->a : &c->b;
-
-			poison(&s->d, n);
-			s->tree->run(&s->d, 1, &st);
-			if (verify(&s->d, n, &st, why, sizeof(why)))
-				die("%s, %s kernel, pair %lu: %s", c->name, s->tree->name, n, why);
-		}
+		/* every 64th pair: the data of every side again */
+		if ((n & 63) == 0)
+			check_pair(c, n);
 		if (n >= o->min_pairs && (n % 50 == 0 || n == max)) {
 			memcpy(tmp, ra, n * sizeof(double));
-			median_ci(tmp, n, &lo, &hi);
-			ratio = median(tmp, n);
+			median_and_ci(tmp, n, &ratio, &lo, &hi);
 			if ((hi - lo) / 2 <= o->target * ratio)
 				break;
 			if (now_s() - t0 > o->max_seconds)
 				break;
 		}
 	}
+	check_pair(c, n);
 	memcpy(tmp, ra, n * sizeof(double));
-	median_ci(tmp, n, &lo, &hi);
-	ratio = median(tmp, n);
+	median_and_ci(tmp, n, &ratio, &lo, &hi);
 	{
 		double ma = median(ca, n), mb = median(cb, n);
+		double moa = 0, mob = 0, mod = 0, dlo = 0, dhi = 0;
 
-		fprintf(out, "%s\t%s\t%s\t%s\t%s\t%lu\t%lu\t%.1f\t%.1f\t%.1f\t%.1f\t%.4f\t%.4f\t%.4f\t%lu\t%u\n",
+		if (c->ref) {
+			moa = median(oa, n);
+			mob = median(ob, n);
+			median_and_ci(od, n, &mod, &dlo, &dhi);
+		}
+		fprintf(out, "%s\t%s\t%s\t%s\t%s\t%lu\t%lu\t%.1f\t%.1f\t%.1f\t%.1f\t%.4f\t%.4f\t%.4f\t%lu\t%u",
 			c->name, c->group, type_name[c->a.d.type], c->a.tree->name,
 			c->b.tree->name, c->a.d.count, c->chunk_ref,
 			ma, mb, ma * 1e9 / tsc_hz, mb * 1e9 / tsc_hz,
 			ratio, lo, hi, n, reps);
+		if (c->ref)
+			fprintf(out, "\t%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\n", c->ref->name,
+				moa, mob, mod, dlo, dhi);
+		else
+			fprintf(out, "\t-\t-\t-\t-\t-\t-\n");
 		fflush(out);
 	}
 	free(ra);
 	free(ca);
 	free(cb);
 	free(tmp);
+	free(oa);
+	free(ob);
+	free(od);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1069,13 +1360,16 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: native-bench [--smoke] [--target=REL] [--max-seconds=S]\n"
-		"                    [--max-pairs=N] [--cpu=N] [--only=PREFIX] [--out=FILE]\n");
+		"                    [--max-pairs=N] [--cpu=N] [--only=PREFIX] [--out=FILE]\n"
+		"                    [--rethunk=none|retbleed|srso|srso_alias|its]\n"
+		"                    [--retpoline=on|off] [--checks-only]\n"
+		"                    [--inject=walk-ret|iov-offset|nr-segs] [--inject-side=base|series]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	struct opts o = { 0, 0.004, 20, 200, 200000, -1, NULL };
+	struct opts o = { 0, 0, 0.004, 20, 200, 200000, -1, NULL };
 	const char *outpath = NULL;
 	struct sigaction sa;
 	cpu_set_t set;
@@ -1085,6 +1379,8 @@ int main(int argc, char **argv)
 	for (k = 1; k < argc; k++) {
 		if (!strcmp(argv[k], "--smoke"))
 			o.smoke = 1;
+		else if (!strcmp(argv[k], "--checks-only"))
+			o.checks_only = 1;
 		else if (!strncmp(argv[k], "--target=", 9))
 			o.target = atof(argv[k] + 9);
 		else if (!strncmp(argv[k], "--max-seconds=", 14))
@@ -1097,9 +1393,21 @@ int main(int argc, char **argv)
 			o.only = argv[k] + 7;
 		else if (!strncmp(argv[k], "--out=", 6))
 			outpath = argv[k] + 6;
+		else if (!strncmp(argv[k], "--rethunk=", 10))
+			rethunk = rethunk_index(argv[k] + 10);
+		else if (!strcmp(argv[k], "--retpoline=on") || !strcmp(argv[k], "--retpoline=off"))
+			retpoline = argv[k][13] == 'n';
+		else if (!strncmp(argv[k], "--inject=", 9))
+			inject = inject_index(argv[k] + 9);
+		else if (!strcmp(argv[k], "--inject-side=base"))
+			inject_tree = BASE;
+		else if (!strcmp(argv[k], "--inject-side=series"))
+			inject_tree = SERIES;
 		else
 			usage();
 	}
+	if (!inject_tree)
+		inject_tree = SERIES;
 	if (o.smoke) {
 		o.min_pairs = 8;
 		o.max_pairs = 8;
@@ -1111,6 +1419,9 @@ int main(int argc, char **argv)
 	if (syscall(SYS_arch_prctl, ARCH_SET_GS, (unsigned long)fake_gs))
 		die("arch_prctl(ARCH_SET_GS): %s", strerror(errno));
 	memset(fake_gs + 40, 0x6b, 8);
+#ifdef NB_SMP
+	*(void **)(fake_gs + PCPU_CURRENT_TASK) = fake_task;
+#endif
 
 	BASE->info(&BASE->nb);
 	SERIES->info(&SERIES->nb);
@@ -1118,7 +1429,7 @@ int main(int argc, char **argv)
 	    BASE->nb.page_struct_size != SERIES->nb.page_struct_size)
 		die("the two trees disagree on X86_FEATURE_* numbers or struct page");
 	detect_features(&SERIES->nb);
-	check_retpolines();
+	apply_retpolines();
 	apply_returns();
 	apply_alternatives();
 
@@ -1142,14 +1453,16 @@ int main(int argc, char **argv)
 	calibrate_tsc();
 	build_xarrays();
 
-	printf("# native-bench: cpu %d, TSC %.3f GHz, spectre_v2: %s\n", o.cpu,
+	printf("# native-bench: cpu %d, TSC %.3f GHz; this kernel's spectre_v2: %s\n", o.cpu,
 	       tsc_hz / 1e9, mitigation[0] ? mitigation : "unknown");
-	printf("# features: rep_good=%d erms=%d fsrm=%d retpoline=%d; %d alternatives "
-	       "and %d return sites patched; indirect calls: %s\n",
+	printf("# features: rep_good=%d erms=%d fsrm=%d; %d alternatives patched\n",
 	       has_feature(SERIES->nb.f_rep_good), has_feature(SERIES->nb.f_erms),
-	       has_feature(SERIES->nb.f_fsrm), feat_retpoline, patched_alts,
-	       patched_returns, retpoline_note);
-
+	       has_feature(SERIES->nb.f_fsrm), patched_alts);
+	printf("# mitigations: return thunk %s (%s; %d return sites patched); "
+	       "indirect branches: %s (%s; %d thunk calls rewritten, %d left)\n",
+	       rethunks[rethunk].name, rethunk_why, patched_returns,
+	       retpoline ? "generic retpoline" : "indirect calls", retpoline_why,
+	       patched_retpolines, unpatched_retpolines);
 	fault_check();
 	random_shapes(o.smoke ? 300 : 3000);
 	printf("# random shapes: %d iterators, both kernels, byte-exact against the model\n",
@@ -1162,11 +1475,16 @@ int main(int argc, char **argv)
 			die("%s: %s", outpath, strerror(errno));
 	}
 	fprintf(out, "case\tgroup\ttype\ta\tb\tbytes\tfrag\ta_cycles\tb_cycles\ta_ns\tb_ns\t"
-		"ratio\tci_lo\tci_hi\tpairs\treps\n");
+		"ratio\tci_lo\tci_hi\tpairs\treps\tref\tov_a\tov_b\tov_diff\tov_diff_lo\t"
+		"ov_diff_hi\n");
 	for (k = 0; k < nr_cases; k++) {
 		/* --only=PREFIX: the cases whose names start with it */
 		if (o.only && strncmp(o.only, cases[k].name, strlen(o.only)))
 			continue;
+		if (o.checks_only) {
+			check_pair(&cases[k], 1);
+			continue;
+		}
 		measure(&cases[k], &o, out);
 		if (out != stdout)
 			fprintf(stderr, "native-bench: %s done\n", cases[k].name);
