@@ -39,6 +39,8 @@
 #     is an error; make kunit stops on a missing manifest or skips list
 #     before it builds; make tuxmake refuses make kunit results of
 #     another tree;
+#   - the native harness (bench/native/runtime.c) with a fake glue: a wrong
+#     walk return, iov_offset or nr_segs after a run fails its data checks;
 #   - shellcheck on every script.
 # Writes PASS/FAIL lines to out/<line>/selftest/results.tsv.
 set -euo pipefail
@@ -485,6 +487,36 @@ chmod +x "$work/qemu-real/qemu-system-x86_64"
 ln -s "$TOP/ci/qemu-tcg.sh" "$work/qemu-wrap/qemu-system-x86_64"
 expect qemu-tcg-drops-kvm 0 '^args: -nodefaults -accel tcg -m 64 -accel tcg,thread=single$' -- \
 	env PATH="$work/qemu-wrap:$work/qemu-real:$PATH" qemu-system-x86_64 -nodefaults -accel kvm -accel hvf -accel tcg -m 64 -accel tcg,thread=single
+
+# --- the native harness's data checks, with a fake glue -------------------------
+# bench/native/runtime.c linked with ci/testdata/native/fake_glue.c (no
+# kernel objects): the fake passes every check, and each fault it makes on
+# purpose (the walk's return, iov_offset, nr_segs after the run; on either
+# side) stops the harness with its own message.  ci/native-bench.sh's smoke
+# run injects the same faults into the real glue.
+if [ "$(uname -m)" = x86_64 ]; then
+	nbw=$work/native
+	mkdir -p "$nbw"
+	nbcc() { gcc -O2 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers \
+		-I"$TOP/bench/native" "$@"; }
+	expect native-fake-builds 0 '' -- bash -c "set -e
+		$(declare -f nbcc); TOP=$TOP
+		nbcc -DNB_TREE=base -c $TOP/ci/testdata/native/fake_glue.c -o $nbw/base.o
+		nbcc -DNB_TREE=series -c $TOP/ci/testdata/native/fake_glue.c -o $nbw/series.o
+		nbcc -o $nbw/nb $TOP/bench/native/runtime.c $nbw/base.o $nbw/series.o -no-pie -lm"
+	nb() { "$nbw/nb" --smoke --checks-only "$@"; }
+	expect native-fake-clean 0 '^# random shapes: 300 iterators' -- nb
+	for side in base series; do
+		expect "native-wrong-walk-ret-$side" 1 "error: kvec_walk_64, $side kernel.*walk returned 32769 of 32768" -- \
+			nb --inject=walk-ret --inject-side=$side
+		expect "native-wrong-iov-offset-$side" 1 "error: .*$side kernel.*iov_offset [0-9]+ after the run, not" -- \
+			nb --inject=iov-offset --inject-side=$side
+		expect "native-wrong-nr-segs-$side" 1 "error: .*$side kernel.*nr_segs [0-9]+ after the run, not" -- \
+			nb --inject=nr-segs --inject-side=$side
+	done
+else
+	result FAIL native-fake "the native harness needs an x86_64 host"
+fi
 
 # --- shellcheck ------------------------------------------------------------------
 expect shellcheck 0 '' -- shellcheck -x -P "$TOP/ci" "$TOP"/ci/*.sh "$TOP/.ci/run"

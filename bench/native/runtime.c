@@ -362,7 +362,7 @@ static int rethunk_index(const char *name)
 
 static void choose_rethunk(void)
 {
-	unsigned int a, b, c, d, family;
+	unsigned int a = 0, b = 0, c = 0, d = 0, family;
 	char vendor[13];
 
 	if (rethunk >= 0) {
