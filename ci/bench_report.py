@@ -209,7 +209,11 @@ def tables(res, only=None):
             else:
                 row += overhead(mres['cases'], case)
             rows.append(row)
-        emit_table(text, md, f'{mode}: {mres["label"]}', hdr, rows)
+        names = ''
+        if 'base' in res['meta'] and 'series' in res['meta']:
+            names = (f"; base {res['meta']['base']['commit'][:12]}, "
+                     f"series {res['meta']['series']['commit'][:12]}")
+        emit_table(text, md, f'{mode}: {mres["label"]}{names}', hdr, rows)
         variants = variant_rows(mres)
         if det:
             for v in variants:
