@@ -30,7 +30,8 @@
 #   NATIVE_BASE=rev  another commit of build/6.1.y/linux as the "base" side (for
 #                    example a variant of the tip, to measure a divergence)
 #   NATIVE_CONFIG=   prod (default) or kunit, above
-#   NATIVE_LAYOUTS=N how many link layouts (default 8; the smoke run: 1)
+#   NATIVE_LAYOUTS=N how many link layouts, random function orders (default
+#                    32; the smoke run: 1)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -102,10 +103,19 @@ WD=$ND/$config
 overlay_tree "$base_rev" "$WD/base/overlay"
 tgit show "$base_rev:lib/iov_iter.c" > "$WD/base/overlay/iov_iter.c"
 mkdir -p "$WD/base/obj"
+# Both trees' lib/iov_iter.c, with the tip's command line and
+# -ffunction-sections, so that the link can place every function on its own.
+fsec=-ffunction-sections
 compile_like "$OBJ" lib/iov_iter.o "$WD/base/overlay/iov_iter.c" "$WD/base/obj/iov_iter.o" \
-	"-I$WD/base/overlay/include" > "$WD/base.build.log" 2>&1 || {
+	"-I$WD/base/overlay/include" "$fsec" > "$WD/base.build.log" 2>&1 || {
 	cat "$WD/base.build.log" >&2
 	die "compiling the base's lib/iov_iter.c failed" "$repro"
+}
+mkdir -p "$WD/series/obj"
+compile_like "$OBJ" lib/iov_iter.o "$TREE/lib/iov_iter.c" "$WD/series/obj/iov_iter.o" \
+	"$fsec" > "$WD/series.build.log" 2>&1 || {
+	cat "$WD/series.build.log" >&2
+	die "compiling the series' lib/iov_iter.c failed" "$repro"
 }
 
 # glue TREE INCLUDE-FLAGS...: glue.c, compiled as lib/iov_iter.o was.
@@ -146,7 +156,7 @@ glue() {
 		# out of line, in a translation unit of their own, as the base's
 		# are in its lib/iov_iter.o
 		compile_like "$OBJ" lib/iov_iter.o "$TOP/bench/native/net_csum.c" "$gdir/net_csum.o" \
-			"$@" "-I$gdir" > "$gdir/net_csum.log" 2>&1 || {
+			"$@" "-I$gdir" "$fsec" > "$gdir/net_csum.log" 2>&1 || {
 			cat "$gdir/net_csum.log" >&2
 			die "compiling the checksum copies of $tree (net_csum.c) failed" "$repro"
 		}
@@ -165,7 +175,7 @@ glue() {
 			die "$tree: no iteration macros in lib/iov_iter.c" "$repro"
 	fi
 	compile_like "$OBJ" lib/iov_iter.o "$TOP/bench/native/glue.c" "$gdir/glue.o" \
-		"$@" "-I$gdir" "-I$TOP/bench/native" "${defs[@]}" > "$gdir/cc.log" 2>&1 || {
+		"$@" "-I$gdir" "-I$TOP/bench/native" "${defs[@]}" "$fsec" > "$gdir/cc.log" 2>&1 || {
 		cat "$gdir/cc.log" >&2
 		die "compiling glue.c for $tree failed" "$repro"
 	}
@@ -188,7 +198,7 @@ glue series
 mapfile -t bextra < "$WD/base/glue/objs"
 mapfile -t sextra < "$WD/series/glue/objs"
 ld -r -o "$WD/base/tree.o" "$WD/base/obj/iov_iter.o" "$WD/base/glue/glue.o" "${bextra[@]}"
-ld -r -o "$WD/series/tree.o" "$OBJ/lib/iov_iter.o" "$WD/series/glue/glue.o" "${sextra[@]}"
+ld -r -o "$WD/series/tree.o" "$WD/series/obj/iov_iter.o" "$WD/series/glue/glue.o" "${sextra[@]}"
 for t in base series; do
 	# One copy per tree: everything but the glue's entry points is local.
 	objcopy --wildcard --keep-global-symbol="nb_${t}_*" "${renames[@]}" "$WD/$t/tree.o"
@@ -198,38 +208,31 @@ ld -r -z noexecstack -o "$WD/shared.o" "${shared_objs[@]/#/$OBJ/}"
 objcopy "${renames[@]}" "$WD/shared.o"
 
 # Code placement moves these figures by more than their statistical CI (the
-# memcpy null cases show it): the harness is linked in eight layouts, each
-# order of the trees with 0/0, 16/8, 32/16 and 48/24 bytes of padding
-# before the first and the second tree, and the report's ratio and CI are
-# those of the mean over the layouts (ci/native_report.py).
+# memcpy null cases show it): the harness is linked in NATIVE_LAYOUTS
+# layouts, each a random order of both trees' functions with a random pad
+# before them (ci/native_layout.py, seeds 1..N, named s<seed>), and the
+# report's ratio and CI are those of the mean over the layouts
+# (ci/native_report.py).
+nlayouts=${NATIVE_LAYOUTS:-32}
+[ "${NATIVE_SMOKE:-0}" = 1 ] && nlayouts=${NATIVE_LAYOUTS:-1}
+case $nlayouts in ''|*[!0-9]*|0) die "NATIVE_LAYOUTS=$nlayouts: a number of layouts, 1 or more" ;; esac
 layouts=()
-for pads in 0.0 16.8 32.16 48.24; do
-	for order in base-series series-base; do
-		layouts+=("$order.$pads")
-	done
+for ((seed = 1; seed <= nlayouts; seed++)); do
+	layouts+=("s$seed")
 done
-[ "${NATIVE_SMOKE:-0}" = 1 ] && layouts=(base-series.0.0)
-[ -z "${NATIVE_LAYOUTS:-}" ] || layouts=("${layouts[@]:0:$NATIVE_LAYOUTS}")
 # SMP: the per-CPU variables are %gs-relative, at offsets from 0 as in the
 # kernel's per-CPU area; the runtime gives %gs a page that holds them.
 smpflags=()
 [ "$smp" = 0 ] || smpflags=(-DNB_SMP "-Wl,--defsym=current_task=0x100" "-Wl,--defsym=__preempt_count=0x108")
+mkdir -p "$WD/layouts"
+rm -f "$WD"/native-bench.* "$WD"/layouts/*.ld
 for l in "${layouts[@]}"; do
-	IFS=.- read -r first second pad1 pad2 <<< "$l"
-	objs=()
-	for part in "pad$pad1" "$first" "pad$pad2" "$second"; do
-		case $part in
-		pad0) ;;
-		pad*) [ -f "$ND/$part.o" ] ||
-				printf '.text\n.skip %s, 0x90\n.section .note.GNU-stack,"",@progbits\n' "${part#pad}" |
-				as -o "$ND/$part.o"
-			objs+=("$ND/$part.o") ;;
-		*) objs+=("$WD/$part/tree.o") ;;
-		esac
-	done
+	python3 "$TOP/ci/native_layout.py" "${l#s}" "$WD/base/tree.o" "$WD/series/tree.o" \
+		> "$WD/layouts/$l.ld" || die "no layout for seed ${l#s}" "python3 ci/native_layout.py ${l#s} ${WD#"$TOP"/}/base/tree.o ${WD#"$TOP"/}/series/tree.o"
 	gcc -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 		-I"$TOP/bench/native" "${smpflags[@]}" -o "$WD/native-bench.$l" "$TOP/bench/native/runtime.c" \
-		"${objs[@]}" "$WD/shared.o" -no-pie -Wl,-z,noexecstack -lm > "$WD/link.log" 2>&1 || {
+		"$WD/base/tree.o" "$WD/series/tree.o" "$WD/shared.o" -no-pie -Wl,-z,noexecstack \
+		"-Wl,-T,$WD/layouts/$l.ld" -lm > "$WD/link.log" 2>&1 || {
 		cat "$WD/link.log" >&2
 		die "linking the harness ($l) failed" "$repro"
 	}

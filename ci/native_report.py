@@ -162,6 +162,9 @@ def main():
     over = [c['case'] for c in ab if c['ci95'][1] > 1.01]
     lines += ['', f"CI upper bound above 1.01: {len(over)} of {len(ab)} cases"
               + (f" ({', '.join(over)})" if over else '')]
+    wide = [c['case'] for c in ab if (c['ci95'][1] - c['ci95'][0]) / 2 > 0.005 * c['ratio']]
+    lines.append(f"CI half-width above 0.5%: {len(wide)} of {len(ab)} cases"
+                 + (f" ({', '.join(wide)})" if wide else ''))
     if null:
         lines.append('Null rows (memcpy, the same code in both trees; not cases): '
                      + ', '.join(f"{c['case']} {c['ratio']:.3f} ({c['ci95'][0]:.3f}-"

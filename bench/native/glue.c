@@ -196,9 +196,12 @@ static noinline size_t nb_walk(struct iov_iter *i, size_t n, size_t extra)
 
 /*
  * NB_MEMCPY_TO, the floor: memcpy() of each segment in turn, the same bytes
- * and chunks as the iterator cases, in the leanest loop.
+ * and chunks as the iterator cases, in the leanest loop.  Out of line, so
+ * that both trees run the same instructions: inlined into NB(run), its
+ * loop took the registers and alignment of each tree's NB(run), and the
+ * null rows differed by 2.5% over 32 random layouts.
  */
-static size_t nb_memcpy_to(const struct nb_desc *d, void *buf)
+static noinline size_t nb_memcpy_to(const struct nb_desc *d, void *buf)
 {
 	const struct nb_seg *s = d->segs, *end = s + d->nr_segs;
 	void *p = buf;

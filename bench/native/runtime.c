@@ -1217,6 +1217,7 @@ struct opts {
 	double target;		/* CI half-width, relative */
 	double max_seconds;	/* per case */
 	unsigned long min_pairs, max_pairs;
+	unsigned long batch_cycles;	/* the length of one batch */
 	int cpu;
 	const char *only;
 };
@@ -1268,7 +1269,8 @@ static void measure(const struct bcase *c, const struct opts *o, FILE *out)
 	double t0, lo = 0, hi = 0, ratio = 0;
 	uint64_t one;
 
-	/* check every side, then warm up and size the batch to about 40k cycles */
+	/* check every side, then warm up and size the batch (40k cycles unless
+	 * --batch-cycles= says otherwise) */
 	check_pair(c, 1);
 	for (k = 0; k < 20; k++) {
 		time_batch(&c->a, 1);
@@ -1277,7 +1279,7 @@ static void measure(const struct bcase *c, const struct opts *o, FILE *out)
 	one = time_batch(&c->a, 16) / 16;
 	if (one == 0)
 		one = 1;
-	reps = 40000 / one;
+	reps = o->batch_cycles / one;
 	if (reps < 1)
 		reps = 1;
 	if (o->smoke)
@@ -1360,7 +1362,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: native-bench [--smoke] [--target=REL] [--max-seconds=S]\n"
-		"                    [--max-pairs=N] [--cpu=N] [--only=PREFIX] [--out=FILE]\n"
+		"                    [--max-pairs=N] [--batch-cycles=N] [--cpu=N] [--only=PREFIX]\n"
+		"                    [--out=FILE]\n"
 		"                    [--rethunk=none|retbleed|srso|srso_alias|its]\n"
 		"                    [--retpoline=on|off] [--checks-only]\n"
 		"                    [--inject=walk-ret|iov-offset|nr-segs] [--inject-side=base|series]\n");
@@ -1369,7 +1372,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { 0, 0, 0.004, 20, 200, 200000, -1, NULL };
+	struct opts o = { 0, 0, 0.004, 20, 200, 200000, 40000, -1, NULL };
 	const char *outpath = NULL;
 	struct sigaction sa;
 	cpu_set_t set;
@@ -1387,6 +1390,8 @@ int main(int argc, char **argv)
 			o.max_seconds = atof(argv[k] + 14);
 		else if (!strncmp(argv[k], "--max-pairs=", 12))
 			o.max_pairs = strtoul(argv[k] + 12, NULL, 0);
+		else if (!strncmp(argv[k], "--batch-cycles=", 15))
+			o.batch_cycles = strtoul(argv[k] + 15, NULL, 0);
 		else if (!strncmp(argv[k], "--cpu=", 6))
 			o.cpu = atoi(argv[k] + 6);
 		else if (!strncmp(argv[k], "--only=", 7))
