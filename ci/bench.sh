@@ -10,12 +10,16 @@
 #   syscall ci/syscall-bench.sh: instructions per system call, a static
 #           /init on both kernels under icount;
 #   icount  the KUnit kernels of make kunit (the benchmarks are in every KUnit
-#           configuration; the tip in build/kunit/x86_64, the base in
-#           build/rev/kunit/x86_64), booted interleaved, A B A B ..., on
-#           x86_64 under QEMU TCG with -icount shift=0,sleep=off: a guest
+#           configuration; the tip in build/<line>/kunit/<arch>, the base in
+#           build/<line>/rev/kunit/<arch>), booted interleaved, A B A B ...,
+#           under QEMU TCG with -icount shift=0,sleep=off: a guest
 #           nanosecond is one instruction, so the figures are deterministic.
-# Results: out/<line>/bench/{results.json,table.txt,table.md,bench.png} (icount) and
-# out/<line>/bench/native/{results.json,table.md} (native).
+#           On x86_64 (mode icount) and arm64 (mode icount-arm64), where
+#           most 6.1.y kernels run.
+# Results: out/<line>/bench/{results.json,table.txt,table.md} (icount),
+# out/<line>/bench/native/{results.json,table.md} (native) and a forest plot
+# per mode, out/<line>/bench/forest-<mode>.png (icount, icount-arm64, native,
+# syscall).
 #
 #   BENCH_BOOTS=3  BENCH_ICOUNT_MIB=16 BENCH_ICOUNT_SAMPLES=4 (icount)
 #   NATIVE_ARGS=   passed to the native harness (ci/native-bench.sh)
@@ -23,6 +27,7 @@
 #                  the native harness's smoke run; checks only that each case
 #                  printed a well-formed line
 #   BENCH_COVER=0  do not refresh the benchmark table of the cover letter
+#   BENCH_ARCHES="x86_64 arm64"  the icount arches (the smoke run: x86_64)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -72,12 +77,24 @@ kunit() {
 	fi
 }
 
-# --- Build: the x86_64 KUnit kernels for icount ------------------------------------
-for k in base series; do
-	progress "building x86_64 $k"
-	kunit x86_64 "$k" "build-x86_64-$k" KUNIT_NO_RUN=1
+# --- Build: the KUnit kernels for icount --------------------------------------------
+arches=${BENCH_ARCHES:-x86_64 arm64}
+[ "$SMOKE" != 1 ] || arches=${BENCH_ARCHES:-x86_64}
+modes=()
+declare -A MODE_ARCH
+for arch in $arches; do
+	case $arch in
+	x86_64) mode=icount ;;
+	arm64) mode=icount-arm64 ;;
+	*) die "BENCH_ARCHES: $arch is not x86_64 or arm64" ;;
+	esac
+	for k in base series; do
+		progress "building $arch $k"
+		kunit "$arch" "$k" "build-$arch-$k" KUNIT_NO_RUN=1
+	done
+	modes+=("$mode")
+	MODE_ARCH[$mode]=$arch
 done
-modes=(icount)
 
 # Code size of the step-variant walkers of the series kernel (bench_iter_*).
 nm -S "$LB/kunit/x86_64/${KUNIT_SRC%.c}.o" > "$dest/nm.txt"
@@ -86,7 +103,7 @@ nm -S "$LB/kunit/x86_64/${KUNIT_SRC%.c}.o" > "$dest/nm.txt"
 declare -A MIB SAMPLES
 : > "$dest/runs.tsv"
 for mode in "${modes[@]}"; do
-	arch=x86_64
+	arch=${MODE_ARCH[$mode]}
 	mib=${BENCH_ICOUNT_MIB:-16} samples=${BENCH_ICOUNT_SAMPLES:-4}
 	[ "$SMOKE" != 1 ] || { mib=1; samples=2; }
 	extra=(KUNIT_ACCEL=tcg KUNIT_SMAP=0 "KUNIT_QEMU_ARGS=-icount shift=0,sleep=off")
@@ -104,23 +121,27 @@ for mode in "${modes[@]}"; do
 done
 
 # --- Report ------------------------------------------------------------------------------
+modespec=()
+for mode in "${modes[@]}"; do
+	modespec+=("$mode:${MODE_ARCH[$mode]}:${MIB[$mode]}:${SAMPLES[$mode]}")
+done
 python3 - "$dest/meta.json" "$base_rev" "$tip" "$BOOTS" \
-	"${MIB[icount]:-0}" "${SAMPLES[icount]:-0}" \
-	"$(tgit log -1 --format=%s "$base_rev")" "$(tgit log -1 --format=%s "$tip")" <<'PY'
+	"$(tgit log -1 --format=%s "$base_rev")" "$(tgit log -1 --format=%s "$tip")" "${modespec[@]}" <<'PY'
 import json, sys
-(out, base, tip, boots, mi, si, bsub, tsub) = sys.argv[1:]
+(out, base, tip, boots, bsub, tsub), specs = sys.argv[1:7], sys.argv[7:]
+modes = {}
+for spec in specs:
+    mode, arch, mi, si = spec.split(':')
+    modes[mode] = {'label': f'{arch}, QEMU TCG -icount shift=0,sleep=off: 1 ns = 1 guest '
+                            'instruction (deterministic)',
+                   'arch': arch, 'deterministic': True, 'mib': int(mi), 'samples': int(si)}
 json.dump({
     'command': 'make bench',
     'base': {'commit': base, 'subject': bsub},
     'series': {'commit': tip, 'subject': tsub},
     'same_kernel': base == tip,
     'boots': int(boots),
-    'modes': {
-        'icount': {'label': 'x86_64, QEMU TCG -icount shift=0,sleep=off: 1 ns = 1 guest '
-                            'instruction (deterministic)',
-                   'arch': 'x86_64', 'deterministic': True,
-                   'mib': int(mi), 'samples': int(si)},
-    },
+    'modes': modes,
 }, open(out, 'w'), indent=1)
 PY
 # The venv's python has matplotlib (ci/requirements.txt).
@@ -163,9 +184,23 @@ if [ "$SMOKE" = 1 ]; then
 		die "a benchmark case printed no well-formed line" "$brepro"
 	exit 0
 fi
-"${report[@]}" --sizes="$dest/nm.txt" --out="$dest" --png="$dest/bench.png" || die "the report failed" "$brepro"
+"${report[@]}" --sizes="$dest/nm.txt" --out="$dest" || die "the report failed" "$brepro"
+# Forest plots, one per mode: each case's ratio and its 95% CI around 1,
+# with the +-1% goal (ci/forest.py).
+forest=("$TOP/build/venv/bin/python" "$TOP/ci/forest.py")
+rm -f "$dest"/forest-*.png
+for mode in "${modes[@]}"; do
+	"${forest[@]}" icount "$dest/results.json" "$mode" "$dest/forest-$mode.png" ||
+		die "the $mode chart failed" "build/venv/bin/python ci/forest.py icount ${dest#"$TOP"/}/results.json $mode /tmp/forest.png"
+done
+if [ "$BENCH_NATIVE" = 1 ]; then
+	"${forest[@]}" native "$dest/native/results.json" "$dest/forest-native.png" ||
+		die "the native chart failed" "build/venv/bin/python ci/forest.py native ${dest#"$TOP"/}/native/results.json /tmp/forest.png"
+	"${forest[@]}" syscall "$dest/syscall/results.tsv" "$dest/forest-syscall.png" ||
+		die "the per-syscall chart failed" "build/venv/bin/python ci/forest.py syscall ${dest#"$TOP"/}/syscall/results.tsv /tmp/forest.png"
+fi
 if [ "$BENCH_NATIVE" = 1 ] && [ "${BENCH_COVER:-1}" = 1 ]; then
 	bash "$TOP/ci/cover-bench.sh" "$dest/results.json" "$dest/native/table.md" "$dest/syscall/table.md" \
 		"$ubuf_table"
 fi
-progress "done: ${dest#"$TOP"/}/: results.json, table.txt, table.md, bench.png$([ "$BENCH_NATIVE" != 1 ] || echo ', native/, syscall/')"
+progress "done: ${dest#"$TOP"/}/: results.json, table.txt, table.md, forest-*.png$([ "$BENCH_NATIVE" != 1 ] || echo ', native/, syscall/')"

@@ -11,7 +11,7 @@ the iov_iter_bench suite as a KTAP diagnostic:
 (kunit.py's JSON drops diagnostics, so the raw console is parsed.)
 
 Output: results.json, a text table per mode (also as Markdown for the cover
-letter) and, with --png, a chart.  The figure of one boot is the median of
+letter); ci/forest.py draws the charts.  The figure of one boot is the median of
 its samples; base and series are the mean over boots.  For native time the
 95% confidence interval of the ratio series/base comes from the delta
 method on the boot-level figures, with Student's t at nb + ns - 2 degrees
@@ -269,42 +269,6 @@ def variant_rows(mres):
     return rows
 
 
-def plot(res, path):
-    import matplotlib  # pylint: disable=import-outside-toplevel
-    matplotlib.use('Agg')
-    import matplotlib.pyplot as plt  # pylint: disable=import-outside-toplevel
-
-    modes = list(res['modes'])
-    fig, axes = plt.subplots(len(modes), 1, figsize=(13, 4.2 * len(modes)), squeeze=False)
-    for ax, mode in zip(axes[:, 0], modes):
-        mres = res['modes'][mode]
-        cases = [c for c in sorted(mres['cases']) if 'ratio' in mres['cases'][c]]
-        x = range(len(cases))
-        base_err, ser_err, ser = [], [], []
-        for case in cases:
-            c = mres['cases'][case]
-            b = [v['median'] for v in c['base']]
-            s = [v['median'] for v in c['series']]
-            base_err.append(statistics.stdev(b) / statistics.fmean(b) if len(b) > 1 else 0)
-            ser.append(c['ratio'])
-            if c.get('ci95'):
-                ser_err.append(max(c['ratio'] - c['ci95'][0], c['ci95'][1] - c['ratio']))
-            else:
-                ser_err.append(statistics.stdev(s) / statistics.fmean(b) if len(s) > 1 else 0)
-        w = 0.4
-        ax.bar([i - w / 2 for i in x], [1.0] * len(cases), w, yerr=base_err, capsize=2,
-               label='base (= 1)')
-        ax.bar([i + w / 2 for i in x], ser, w, yerr=ser_err, capsize=2, label='series')
-        ax.set_xticks(list(x))
-        ax.set_xticklabels(cases, rotation=45, ha='right', fontsize=8)
-        ax.set_ylabel('time relative to base')
-        ax.set_title(f'{mode}: {mres["label"]}', fontsize=9)
-        ax.axhline(1.0, color='grey', linewidth=0.5)
-        ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('runs', nargs='?', help='TSV: mode, kernel (base|series), boot, raw log')
@@ -315,7 +279,6 @@ def main():
     ap.add_argument('--mode', help='with --table-from: only this mode')
     ap.add_argument('--sizes', help='nm -S output of the series kernel\'s lib/iov_iter_kunit.o')
     ap.add_argument('--out', help='directory for results.json, table.txt, table.md')
-    ap.add_argument('--png', help='write the chart here')
     ap.add_argument('--smoke', action='store_true',
                     help='only check that every case printed a well-formed line')
     ap.add_argument('--results', help='append PASS/FAIL TSV lines per run and case')
@@ -377,8 +340,6 @@ def main():
             f.write(text + '\n')
         with open(f'{args.out}/table.md', 'w', encoding='utf-8') as f:
             f.write(md + '\n')
-    if args.png:
-        plot(res, args.png)
     for mode, mres in res['modes'].items():
         ratios = [c['ratio'] for c in mres['cases'].values() if 'ratio' in c]
         if ratios:

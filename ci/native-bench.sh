@@ -103,17 +103,20 @@ WD=$ND/$config
 overlay_tree "$base_rev" "$WD/base/overlay"
 tgit show "$base_rev:lib/iov_iter.c" > "$WD/base/overlay/iov_iter.c"
 mkdir -p "$WD/base/obj"
-# Both trees' lib/iov_iter.c, with the tip's command line and
-# -ffunction-sections, so that the link can place every function on its own.
-fsec=-ffunction-sections
+# Both trees' lib/iov_iter.c, with the tip's command line plus
+# -ffunction-sections and -falign-functions=1, so that each layout can put
+# every function on its own at any byte offset (ci/native_layout.py): the
+# loops inside a function then move too.  (The kernel's functions are
+# 16-byte aligned; the layouts average over every placement.)
+fsec=(-ffunction-sections -falign-functions=1)
 compile_like "$OBJ" lib/iov_iter.o "$WD/base/overlay/iov_iter.c" "$WD/base/obj/iov_iter.o" \
-	"-I$WD/base/overlay/include" "$fsec" > "$WD/base.build.log" 2>&1 || {
+	"-I$WD/base/overlay/include" "${fsec[@]}" > "$WD/base.build.log" 2>&1 || {
 	cat "$WD/base.build.log" >&2
 	die "compiling the base's lib/iov_iter.c failed" "$repro"
 }
 mkdir -p "$WD/series/obj"
 compile_like "$OBJ" lib/iov_iter.o "$TREE/lib/iov_iter.c" "$WD/series/obj/iov_iter.o" \
-	"$fsec" > "$WD/series.build.log" 2>&1 || {
+	"${fsec[@]}" > "$WD/series.build.log" 2>&1 || {
 	cat "$WD/series.build.log" >&2
 	die "compiling the series' lib/iov_iter.c failed" "$repro"
 }
@@ -156,7 +159,7 @@ glue() {
 		# out of line, in a translation unit of their own, as the base's
 		# are in its lib/iov_iter.o
 		compile_like "$OBJ" lib/iov_iter.o "$TOP/bench/native/net_csum.c" "$gdir/net_csum.o" \
-			"$@" "-I$gdir" "$fsec" > "$gdir/net_csum.log" 2>&1 || {
+			"$@" "-I$gdir" "${fsec[@]}" > "$gdir/net_csum.log" 2>&1 || {
 			cat "$gdir/net_csum.log" >&2
 			die "compiling the checksum copies of $tree (net_csum.c) failed" "$repro"
 		}
@@ -175,7 +178,7 @@ glue() {
 			die "$tree: no iteration macros in lib/iov_iter.c" "$repro"
 	fi
 	compile_like "$OBJ" lib/iov_iter.o "$TOP/bench/native/glue.c" "$gdir/glue.o" \
-		"$@" "-I$gdir" "-I$TOP/bench/native" "${defs[@]}" "$fsec" > "$gdir/cc.log" 2>&1 || {
+		"$@" "-I$gdir" "-I$TOP/bench/native" "${defs[@]}" "${fsec[@]}" > "$gdir/cc.log" 2>&1 || {
 		cat "$gdir/cc.log" >&2
 		die "compiling glue.c for $tree failed" "$repro"
 	}
@@ -210,7 +213,8 @@ objcopy "${renames[@]}" "$WD/shared.o"
 # Code placement moves these figures by more than their statistical CI (the
 # memcpy null cases show it): the harness is linked in NATIVE_LAYOUTS
 # layouts, each a random order of both trees' functions with a random pad
-# before them (ci/native_layout.py, seeds 1..N, named s<seed>), and the
+# of 0-63 bytes before each (ci/native_layout.py, seeds 1..N, named
+# s<seed>), and the
 # report's ratio and CI are those of the mean over the layouts
 # (ci/native_report.py).
 nlayouts=${NATIVE_LAYOUTS:-32}

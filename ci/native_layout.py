@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Write a linker script that places the two trees' functions in a random order.
 
-Each tree's objects are compiled with -ffunction-sections, so every function
-(and every .cold part) is a section of its own.  For a seed, this shuffles
-the text sections of both trees together, puts a random pad of 0-63 bytes in
-front of them, and writes a script that ld inserts before the default .text
-(INSERT BEFORE .text): one draw of the code placement, named by its seed.
+Each tree's objects are compiled with -ffunction-sections and
+-falign-functions=1, so every function (and every .cold part) is a section
+of its own that may start at any byte.  For a seed, this shuffles the text
+sections of both trees together, puts a random pad of 0-63 bytes in front of
+each, and writes a script that ld inserts before the default .text (INSERT
+BEFORE .text): one draw of the code placement, named by its seed.
 ci/native-bench.sh links the harness once per seed.
 
 usage: native_layout.py SEED OBJECT... > layout.ld
@@ -40,8 +41,8 @@ def main():
     print('SECTIONS')
     print('{')
     print('\t.text.nb : {')
-    print(f'\t\t. += {rng.randrange(64)};')
     for obj, name in secs:
+        print(f'\t\t. += {rng.randrange(64)};')
         print(f'\t\t"{obj}"({name})')
     print('\t}')
     print('}')
