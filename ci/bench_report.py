@@ -221,7 +221,9 @@ def tables(res, only=None):
         if variants:
             emit_table(text, md, f'{mode}: step variants at the series tip, against the inline walk',
                        ['case', 'unit', 'series', 'reference', 'ratio to reference'], variants)
-    if res.get('code_size'):
+    # the x86_64 walkers' sizes go with the x86_64 table (once, when the
+    # cover letter asks for one mode at a time)
+    if res.get('code_size') and only in (None, 'icount'):
         text.append('code size of the walkers, series x86_64 bench kernel (nm -S):')
         md.append('code size of the walkers, series x86_64 bench kernel (nm -S):')
         md.append('')
