@@ -106,9 +106,10 @@ if [ ${#postings[@]} -gt 0 ]; then
 	from=base at=0
 	for p in "${postings[@]}"; do
 		read -r name count prefix on <<< "$p"
-		# The prefix the posting goes out with ("RFC-PATCH" is "RFC
-		# PATCH"); a local part, never posted, keeps "PATCH".
-		prefix=${prefix//-/ }
+		# The prefix the posting goes out with ("RFC_PATCH" is "RFC
+		# PATCH", "PATCH_net-next" is "PATCH net-next": an underscore is
+		# a space); a local part, never posted, keeps "PATCH".
+		prefix=${prefix//_/ }
 		[ "$prefix" != local ] || prefix=PATCH
 		[[ $count =~ ^[1-9][0-9]*$ ]] || die "${PATCHES#"$TOP"/}/postings: $name: '$count' is not a number of patches"
 		if [ $((at + count)) -gt "$n" ]; then

@@ -73,7 +73,7 @@ if [ -f "$PATCHES/postings" ]; then
 		at=$((at + count))
 		# A local part (prefix "local") is never posted: no mbox.
 		[ "$prefix" = local ] ||
-			posts+=("iov_iter-$LINE_NAME-$pname|$d|${prefix//-/ }|$b|$from|${commits[$((at - 1))]}")
+			posts+=("iov_iter-$LINE_NAME-$pname|$d|${prefix//_/ }|$b|$from|${commits[$((at - 1))]}")
 		from=${commits[$((at - 1))]}
 	done < <(postings_list "$PATCHES")
 else

@@ -214,12 +214,15 @@ expect export-postings-subject 0 '^Subject: \[PATCH 0/1\] p2: the second' -- cat
 expect lint-postings 0 'consistent \(2 patches\)' -- t lint
 expect export-postings-stable 0 'already matches' -- t export
 printf 'p1\t1\tPATCH\tprev\np2\t2\tPATCH\tbase\n' > "$work/patches/postings"
-# A posting's prefix goes into its patches' subjects ("RFC-PATCH" is
-# "RFC PATCH"), and make mbox keeps it.
-printf 'p1\t1\tPATCH\tprev\np2\t1\tRFC-PATCH\tbase\n' > "$work/patches/postings"
+# A posting's prefix goes into its patches' subjects ("RFC_PATCH" is
+# "RFC PATCH", "PATCH_net-next" "PATCH net-next": only the underscore is
+# a space), and make mbox keeps it.
+printf 'p1\t1\tPATCH_net-next\tprev\np2\t1\tRFC_PATCH\tbase\n' > "$work/patches/postings"
 t export > /dev/null 2>&1 || true
 expect export-postings-prefix 0 '^Subject: \[RFC PATCH 1/1\] lib: two returns 22' -- \
 	cat "$work/patches/p2/0001-lib-two-returns-22.patch"
+expect export-postings-dash-kept 0 '^Subject: \[PATCH net-next 1/1\] ' -- \
+	cat "$work/patches/p1/0001-"*.patch
 printf 'p1\t1\tPATCH\tprev\np2\t2\tPATCH\tbase\n' > "$work/patches/postings"
 expect export-postings-count 1 'p2 takes 2 patches, but the series has only 1 left' -- t export
 rm -r "$work/patches/p1" "$work/patches/p2" "$work/patches/postings"
