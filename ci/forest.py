@@ -53,6 +53,15 @@ def native_rows(path):
 SAME_CHUNKS = re.compile(r'^(kvec|iovec|bvec|bvec_split|xarray)_(to|from)$')
 
 
+def spread(c, kernel):
+    """The lowest and highest sample of a case over the boots of one kernel."""
+    boots = c.get(kernel) or []
+    lo = [b.get('min', b['median']) for b in boots]
+    hi = [b.get('max', b['median']) for b in boots]
+    v = c[f'{kernel}_value']
+    return (min(lo) if lo else v), (max(hi) if hi else v)
+
+
 def icount_rows(path, mode):
     res = json.load(open(path, encoding='utf-8'))
     if mode not in res['modes']:
@@ -64,18 +73,23 @@ def icount_rows(path, mode):
         c = cases[name]
         if 'ratio' not in c:
             continue
+        blo, bhi = spread(c, 'base')
+        slo, shi = spread(c, 'series')
         m = SAME_CHUNKS.match(name)
         ref = cases.get(f'memcpy_{m[2]}') if m else None
         if ref and 'base_value' in ref:
             ob = c['base_value'] - ref['base_value']
             os_ = c['series_value'] - ref['series_value']
-            if ob > 0:
-                r = os_ / ob
-                rows.append((f'{name} (overhead)', r, r, r, None))
+            rblo, rbhi = spread(ref, 'base')
+            rslo, rshi = spread(ref, 'series')
+            if ob > 0 and bhi - rblo > 0 and blo - rbhi > 0:
+                rows.append((f'{name} (overhead)', os_ / ob, (slo - rshi) / (bhi - rblo),
+                             (shi - rslo) / (blo - rbhi), None))
                 continue
-        rows.append((name, c['ratio'], c['ratio'], c['ratio'], None))
+        rows.append((name, c['ratio'], slo / bhi, shi / blo, None))
     title = (f"{mode}: {mres['label']}; series {meta['series']['commit'][:12]} / base "
-             f"{meta['base']['commit'][:12]}; exact, no interval")
+             f"{meta['base']['commit'][:12]}; the interval spans the lowest to the highest "
+             "sample of the boots (instruction counts: no statistical CI)")
     return title, rows
 
 
@@ -125,7 +139,8 @@ def draw(title, rows, png):
             side = hi_ax if max(hi, x) > hi_ax else lo_ax
             ax.annotate(f'{x:.3f} ({lo:.3f}-{hi:.3f})', (side, y), fontsize=6.5,
                         xytext=(-4 if side == hi_ax else 4, 0), textcoords='offset points',
-                        ha='right' if side == hi_ax else 'left', va='center', color=col)
+                        ha='right' if side == hi_ax else 'left', va='center', color=col,
+                        bbox={'facecolor': 'white', 'edgecolor': 'none', 'pad': 0.5})
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels([r[0] for r in rows], fontsize=7)
     ax.set_ylim(len(rows) - 0.5, -0.5)

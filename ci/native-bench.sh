@@ -229,6 +229,7 @@ done
 smpflags=()
 [ "$smp" = 0 ] || smpflags=(-DNB_SMP "-Wl,--defsym=current_task=0x100" "-Wl,--defsym=__preempt_count=0x108")
 mkdir -p "$WD/layouts"
+text_bytes=$(size -A "$WD/base/tree.o" "$WD/series/tree.o" | awk '$1 ~ /^\.text/ { n += $2 } END { print n + 0 }')
 rm -f "$WD"/native-bench.* "$WD"/layouts/*.ld
 for l in "${layouts[@]}"; do
 	python3 "$TOP/ci/native_layout.py" "${l#s}" "$WD/base/tree.o" "$WD/series/tree.o" \
@@ -240,6 +241,11 @@ for l in "${layouts[@]}"; do
 		cat "$WD/link.log" >&2
 		die "linking the harness ($l) failed" "$repro"
 	}
+	# The layout took: every text section of both trees is in .text.nb
+	# (a section the script misses would land in .text, unshuffled).
+	[ "$(size -A "$WD/native-bench.$l" | awk '$1 == ".text.nb" { print $2 }')" -ge "$text_bytes" ] ||
+		die "layout $l: .text.nb of ${WD#"$TOP"/}/native-bench.$l holds less than the trees' $text_bytes bytes of text" \
+			"size -A ${WD#"$TOP"/}/native-bench.$l"
 done
 printf '%s\t%s\n' base "$base_rev" series "$tip" config "$config" > "$dest/trees.tsv"
 

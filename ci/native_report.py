@@ -34,13 +34,18 @@ import os
 import statistics
 import sys
 
-# two-sided 95% t quantiles by degrees of freedom
-T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365,
-       8: 2.306, 9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 15: 2.131, 20: 2.086}
+# two-sided 95% t quantiles by degrees of freedom (1-40 exact to three
+# decimals, then 60, 120 and the normal limit)
+T95 = [None, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+       2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+       2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+       2.040, 2.037, 2.035, 2.032, 2.030, 2.028, 2.026, 2.024, 2.023, 2.021]
 
 
 def t95(df):
-    return T95.get(df) or T95[max(k for k in T95 if k <= df)]
+    if df < len(T95):
+        return T95[df]
+    return 2.000 if df < 120 else 1.980 if df < 1000 else 1.960
 
 
 def load(path):
@@ -83,6 +88,10 @@ def main():
                         for n, lay in layouts.items()},
         }
         logs = [math.log(float(r['ratio'])) for r in rows]
+        mid = statistics.median(logs)
+        # layouts more than 10% from the median layout: a mean and a t
+        # interval describe such a case poorly, and the table says so
+        c['far_layouts'] = sum(1 for x in logs if abs(x - mid) > math.log(1.1))
         if len(logs) == 1:
             c['ratio'] = float(rows[0]['ratio'])
             c['ci95'] = [float(rows[0]['ci_lo']), float(rows[0]['ci_hi'])]
@@ -162,6 +171,10 @@ def main():
     over = [c['case'] for c in ab if c['ci95'][1] > 1.01]
     lines += ['', f"CI upper bound above 1.01: {len(over)} of {len(ab)} cases"
               + (f" ({', '.join(over)})" if over else '')]
+    far = [f"{c['case']} ({c['far_layouts']})" for c in ab if c.get('far_layouts')]
+    if far:
+        lines.append('Layouts more than 10% from the case\'s median layout (the mean and its '
+                     'interval describe these poorly): ' + ', '.join(far))
     wide = [c['case'] for c in ab if (c['ci95'][1] - c['ci95'][0]) / 2 > 0.005 * c['ratio']]
     lines.append(f"CI half-width above 0.5%: {len(wide)} of {len(ab)} cases"
                  + (f" ({', '.join(wide)})" if wide else ''))
