@@ -32,6 +32,8 @@
 #   NATIVE_CONFIG=   prod (default) or kunit, above
 #   NATIVE_LAYOUTS=N how many link layouts, random function orders (default
 #                    32; the smoke run: 1)
+#   NATIVE_ALIGN=16  functions 16-byte aligned, as the kernel's (default 1:
+#                    any byte offset)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -108,7 +110,12 @@ mkdir -p "$WD/base/obj"
 # every function on its own at any byte offset (ci/native_layout.py): the
 # loops inside a function then move too.  (The kernel's functions are
 # 16-byte aligned; the layouts average over every placement.)
-fsec=(-ffunction-sections -falign-functions=1)
+#   NATIVE_ALIGN=16 keeps the kernel's 16-byte function alignment and pads in
+#   steps of 16: only the placements a kernel build can have.
+align=${NATIVE_ALIGN:-1}
+case $align in 1|16) ;; *) die "NATIVE_ALIGN=$align: 1 or 16" ;; esac
+fsec=(-ffunction-sections)
+[ "$align" = 16 ] || fsec+=(-falign-functions=1)
 compile_like "$OBJ" lib/iov_iter.o "$WD/base/overlay/iov_iter.c" "$WD/base/obj/iov_iter.o" \
 	"-I$WD/base/overlay/include" "${fsec[@]}" > "$WD/base.build.log" 2>&1 || {
 	cat "$WD/base.build.log" >&2
@@ -232,7 +239,7 @@ mkdir -p "$WD/layouts"
 text_bytes=$(size -A "$WD/base/tree.o" "$WD/series/tree.o" | awk '$1 ~ /^\.text/ { n += $2 } END { print n + 0 }')
 rm -f "$WD"/native-bench.* "$WD"/layouts/*.ld
 for l in "${layouts[@]}"; do
-	python3 "$TOP/ci/native_layout.py" "${l#s}" "$WD/base/tree.o" "$WD/series/tree.o" \
+	ALIGN=$align python3 "$TOP/ci/native_layout.py" "${l#s}" "$WD/base/tree.o" "$WD/series/tree.o" \
 		> "$WD/layouts/$l.ld" || die "no layout for seed ${l#s}" "python3 ci/native_layout.py ${l#s} ${WD#"$TOP"/}/base/tree.o ${WD#"$TOP"/}/series/tree.o"
 	gcc -O2 -g -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 		-I"$TOP/bench/native" "${smpflags[@]}" -o "$WD/native-bench.$l" "$TOP/bench/native/runtime.c" \

@@ -9,8 +9,13 @@ each, and writes a script that ld inserts before the default .text (INSERT
 BEFORE .text): one draw of the code placement, named by its seed.
 ci/native-bench.sh links the harness once per seed.
 
-usage: native_layout.py SEED OBJECT... > layout.ld
+With ALIGN=16 in the environment the pads are multiples of 16 bytes, for
+objects compiled with the kernel's own 16-byte function alignment: the
+placements a kernel build can have.
+
+usage: [ALIGN=16] native_layout.py SEED OBJECT... > layout.ld
 """
+import os
 import random
 import subprocess
 import sys
@@ -32,17 +37,20 @@ def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__.strip().splitlines()[-1])
     seed = int(sys.argv[1])
+    step = int(os.environ.get('ALIGN', '1'))
+    if step not in (1, 16):
+        sys.exit(f'native_layout: ALIGN={step}: 1 or 16')
     rng = random.Random(seed)
     secs = [(obj, name) for obj in sys.argv[2:] for name in text_sections(obj)]
     if not secs:
         sys.exit('native_layout: no .text sections in ' + ' '.join(sys.argv[2:]))
     rng.shuffle(secs)
-    print(f'/* ci/native_layout.py: seed {seed}, {len(secs)} sections */')
+    print(f'/* ci/native_layout.py: seed {seed}, pads of {step}, {len(secs)} sections */')
     print('SECTIONS')
     print('{')
     print('\t.text.nb : {')
     for obj, name in secs:
-        print(f'\t\t. += {rng.randrange(64)};')
+        print(f'\t\t. += {rng.randrange(64 // step) * step};')
         print(f'\t\t"{obj}"({name})')
     print('\t}')
     print('}')
