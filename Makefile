@@ -8,7 +8,7 @@ export LINE TUXMAKE_ROW KCIDB_RUN KCIDB_ORIGIN KCIDB_PATCH_URL KCIDB_GIT_REPO NA
 
 help:
 	@echo 'Every target takes LINE=<line> (the lines: the directories ci/*/ with a line.conf, named without .y: 6.1, 6.12, mainline); the default is LINE=6.1.'
-	@echo 'A line lives in patches/<dir>/, kunit/<dir>/, ci/<dir>/, configs/<dir>/ (its own fragments, if any), Documentation/<dir>/, MAINTAINERS-notes/<dir>, build/<dir>/, out/<dir>/, <dir> being 6.1.y, 6.12.y or mainline (README.md, Layout).'
+	@echo 'A line lives in patches/<dir>/, kunit/<dir>/, ci/<dir>/, configs/<dir>/ (its own fragments, if any), Documentation/<dir>/, MAINTAINERS-notes/<dir>, build/<dir>/, out/<dir>/, <dir> being 6.1.y, 6.12.y or mainline (Documentation/usage.md, Layout).'
 	@echo 'make check without LINE runs every line and the project-wide stages; make check LINE=6.12 only that line.'
 	@echo 'make check    what CI runs: per line: lint, b4 round trip; 6.1.y and mainline: per-patch checks and builds (6.1.y: um/i386/arm64; mainline: i386/arm64), KUnit at the tip (x86_64 (mainline: with KASAN), arm64, 6.1.y: i386 kmap-force); 6.1.y: module ABI, the Coccinelle ITER_UBUF audit; then self-tests, docs, the TuxSuite plan and the KCIDB file.  Deterministic checks are replayed from the verdict cache when their inputs passed before (NOCACHE=1: run them all)'
 	@echo 'make check-full  every stage, never reading the verdict cache: make check plus the full tier of ci/stages.tsv (KUnit at every patch, KASAN, um, i386, s390, mutants, bench-smoke, native-smoke, codegen, sizes; 6.12.y: plain x86_64, i386, arm64, mutants; the tuxmake row); quotes itself in the cover letter'

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # make check / make check-full: the project's test suite (README, CI).
 # Runs the stages of ci/stages.tsv for the tier (TIER=ci, what CI runs, or
-# TIER=full), times each one, measures how warm ccache was for it, prints
-# a table of durations against each stage's budget share, warns when the
-# total passes the CI budget, and ends with "N passed, N failed", counting
-# every KUnit case, guard, self-test and lint result.
+# TIER=full), times each one, judges the run cold or warm by what ccache
+# held as it started, prints a table of durations against each stage's
+# budget share of that kind, warns when the total passes the CI budget,
+# and ends with "N passed, N failed", counting every KUnit case, guard,
+# self-test and lint result.
 #   STAGES="lint kunit-um"  run only these stages (deps and tree always run)
 #   LINE=6.12               run only that line's stages (without LINE: every
 #                           line's, and the stages of the whole project; a
@@ -24,9 +25,11 @@ BUDGET_COLD=3600 BUDGET_WARM=1800
 # check replayed), and one patch of one line edited (at least half of the
 # checks replayed).
 BUDGET_UNCHANGED=600 BUDGET_EDIT=900
-# A run (or stage) counts as warm when ccache served this share of its
-# compilations.
-WARM_HIT_PCT=90
+# A run is cold when ccache held fewer than this many files as it started
+# (one kernel build leaves thousands), and every stage is then held to its
+# cold share; otherwise to its warm share.  Not a hit rate: within one cold
+# run, each patch's build reuses the last one's objects.
+WARM_MIN_FILES=${WARM_MIN_FILES:-1000}
 
 # The lines this run covers: the one LINE names, or all of them.  The run's
 # summary goes under out/ either way (or the OUT given: the self-tests run
@@ -85,6 +88,26 @@ t0=$(date +%s)
 	echo "partial=$([ -z "$STAGES_GIVEN$LINE_GIVEN" ] && echo no || echo yes)"
 } > "$dir/run.env"
 
+# ccache_files: the files ccache holds (0 without ccache).
+ccache_files() {
+	command -v ccache >/dev/null || { echo 0; return; }
+	ccache --print-stats 2>/dev/null | awk -F'\t' '$1 == "files_in_cache" { n = $2 } END { print n + 0 }'
+}
+# verdict_entries: the passing verdicts the verdict cache holds.
+verdict_entries() {
+	local d=${VERDICT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/iov_iter-series/verdicts}
+	find "$d" -mindepth 2 -maxdepth 2 -name ok 2>/dev/null | wc -l
+}
+# What the caches held as the run started decides its kind.
+start_files=$(ccache_files)
+start_verdicts=$(verdict_entries)
+if [ "$start_files" -lt "$WARM_MIN_FILES" ]; then run_warm=0; else run_warm=1; fi
+{
+	echo "ccache_files_at_start=$start_files"
+	echo "verdicts_at_start=$start_verdicts"
+	echo "kind=$([ "$run_warm" = 1 ] && echo warm || echo cold)"
+} >> "$dir/run.env"
+
 # ccache_counts: "hits misses" so far, for the ccache that the builds use.
 ccache_counts() {
 	command -v ccache >/dev/null || { echo '0 0'; return; }
@@ -131,13 +154,8 @@ run_stage() {
 	cat "$results" >> "$dir/results.tsv"
 	# The same results tagged with their stage (make kcidb reads them).
 	awk -v s="$name" 'BEGIN { FS = OFS = "\t" } { print s, $0 }' "$results" >> "$dir/stage-results.tsv"
-	# The share that applies: warm when ccache served most of the stage's
-	# compilations (or it compiled nothing), cold otherwise.
-	if [ "$pct" = - ] || [ "$pct" -ge "$WARM_HIT_PCT" ]; then
-		share=$(stage_field "$name" 4)
-	else
-		share=$(stage_field "$name" 3)
-	fi
+	# The share that applies: the run's kind (cold or warm) decides it.
+	share=$(stage_field "$name" $((run_warm ? 4 : 3)))
 	# The verdict cache's share of the stage: checks replayed of checks
 	# looked up, and the seconds the replayed ones took when they ran.
 	read -r hits checks saved < <(tail -n +"$((v0 + 1))" "$VERDICT_LOG" |
@@ -151,13 +169,10 @@ run_stage() {
 pct_text() { if [ "$1" = - ]; then echo -; else echo "$1%"; fi; }
 
 finish() {
-	local p f s total over=0 n sec st share pct flag warm=0 vh vn vs budget kind
+	local p f s total over=0 n sec st share pct flag warm=$run_warm vh vn vs budget kind
 	total=$(($(date +%s) - t0))
 	# shellcheck disable=SC2086,SC2046
 	pct=$(hit_pct $c_start $(ccache_counts))
-	# The whole run is judged warm as a stage is (ccache served >= 90%, or
-	# nothing was compiled): the table's budget and the warning agree.
-	if [ "$pct" = - ] || [ "$pct" -ge "$WARM_HIT_PCT" ]; then warm=1; fi
 	read -r vh vn vs < <(awk -F'\t' '{ n++ } $1 == "hit" { h++; s += $2 } END { print h + 0, n + 0, s + 0 }' "$VERDICT_LOG")
 	# The budget that applies to the whole run.
 	if [ "$warm" = 1 ] && [ "$vn" -gt 0 ] && [ "$vh" = "$vn" ]; then
@@ -167,16 +182,11 @@ finish() {
 	elif [ "$warm" = 1 ]; then
 		budget=$BUDGET_WARM kind='warm ccache'
 	else
-		budget=$BUDGET_COLD kind=cold
+		budget=$BUDGET_COLD kind="cold: ccache held $start_files files at the start"
 	fi
 	{
 		printf '\n%-26s %8s %8s %7s %9s %7s  %s\n' stage seconds share ccache 'hits' saved status
 		while IFS=$'\t' read -r n sec st share pct_ rh rs; do
-			# In a cold run every stage is held to its cold share: a
-			# stage's own hit rate can be high from compiling the same
-			# objects again within the run (patchcheck, abi), or say
-			# nothing at all (uaudit, whose cache is its own).
-			if [ "$warm" = 0 ]; then share=$(stage_field "$n" 3); share=${share:--}; fi
 			flag=
 			if [ "$share" != - ] && [ "$sec" -gt "$share" ]; then
 				flag='  OVER ITS SHARE'
@@ -185,7 +195,7 @@ finish() {
 			printf '%-26s %8s %8s %7s %9s %7s  %s%s\n' "$n" "$sec" "$share" "$(pct_text "$pct_")" "$rh" "$rs" "$st" "$flag"
 		done < "$summary"
 		printf '%-26s %8s %8s %7s %9s %7s\n' total "$total" "$budget" "$(pct_text "$pct")" "$vh/$vn" "$vs"
-		echo "(share: the stage's budget in ci/stages.tsv: cold in a cold run, else cold or warm by the stage's ccache hit rate; ccache: compilations ccache served;"
+		echo "(this run: $kind; share: the stage's budget in ci/stages.tsv, cold or warm by what ccache held at the start ($start_files files; cold under $WARM_MIN_FILES); ccache: compilations ccache served;"
 		echo " hits: checks replayed from the verdict cache of those looked up (ci/verdict.sh), saved: the seconds they took when they ran)"
 		if [ "$total" -gt "$budget" ]; then
 			echo "check: WARNING: $target took ${total} s, over the budget of a run of this kind ($kind): $budget s"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make docs: the reviewer documents are current and their commands exist.
 #   1. each line's MAINTAINERS-notes/<line> is what make notes generates now;
-#   1a. Documentation/testing.md's stage reference and cost table name the
+#   1a. README.md is at most README_MAX_LINES (160) lines long;
+#   1b. Documentation/testing.md's stage reference and cost table name the
 #      stages, tiers and shares of ci/stages.tsv (COSTS_CHECK=1 make costs);
 #   2. every command in a ```sh block of README.md and Documentation/**.md
 #      is checked without side effects: make targets with make -n (the
@@ -32,6 +33,14 @@ if [ -z "${DOCS_FILES:-}" ]; then
 			result FAIL "docs:MAINTAINERS-notes/$n" "$(tail -n2 "$res/notes-$n.log" | head -n1)"
 		fi
 	done
+	# README.md is a front page: what does not fit goes to Documentation/.
+	readme_max=${README_MAX_LINES:-160}
+	n=$(wc -l < "$TOP/README.md")
+	if [ "$n" -le "$readme_max" ]; then
+		result PASS docs:README-length
+	else
+		result FAIL docs:README-length "README.md has $n lines, over $readme_max: move the detail to Documentation/usage.md"
+	fi
 	# testing.md's stage reference and cost table follow ci/stages.tsv.
 	if COSTS_CHECK=1 bash "$TOP/ci/costs.sh" > "$res/costs.log" 2>&1; then
 		result PASS docs:cost-table

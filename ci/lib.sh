@@ -3,6 +3,11 @@
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export TOP
+# The same locale on every host: the messages the scripts match (gcc's
+# "error:", kunit.py's, apt's), sort and comm orders, and the decimal point
+# of printf do not follow the user's.  (Python keeps UTF-8: C.UTF-8.)
+export LC_ALL=C.UTF-8
+unset LANGUAGE
 
 # The product's lines, each a series against its own base.  A line is a
 # directory of the same name under each top-level directory:

@@ -25,7 +25,10 @@
 #
 #   NATIVE_SMOKE=1   8 pairs per case (make check's smoke run: build, checks)
 #   NATIVE_ARGS=...  more arguments for the binary (--target=, --max-seconds=,
-#                    --only=PREFIX for the cases whose names start with it, --cpu=N)
+#                    --only=PREFIX for the cases whose names start with it, --cpu=N,
+#                    --retpoline=on|off and --rethunk=NAME: the mitigations,
+#                    where neither the harness's model of 6.1.y nor the host's
+#                    sysfs decides them, or to override them)
 #   NATIVE_OUT=dir   where results.tsv and run.log go (default out/<line>/native)
 #   NATIVE_BASE=rev  another commit of build/6.1.y/linux as the "base" side (for
 #                    example a variant of the tip, to measure a divergence)
@@ -265,24 +268,47 @@ for l in "${layouts[@]}"; do
 	log "running ${WD#"$TOP"/}/native-bench.$l ${args[*]}"
 	if ! "$WD/native-bench.$l" --out="$dest/results.$l.tsv" "${args[@]}" > "$dest/run.$l.log" 2>&1; then
 		tail -n 20 "$dest/run.$l.log" >&2
+		if grep -q 'is not modelled here' "$dest/run.$l.log"; then
+			die "the harness cannot tell which mitigations 6.1.y would run with on this CPU, and this host's sysfs does not say: set NATIVE_ARGS, e.g. NATIVE_ARGS='--retpoline=on --rethunk=none' (Documentation/benchmarking.md, the native harness)" \
+				"NATIVE_ARGS='--retpoline=on --rethunk=none' $repro"
+		fi
 		die "the native harness ($l) failed (log: ${dest#"$TOP"/}/run.$l.log)" \
 			"${WD#"$TOP"/}/native-bench.$l ${args[*]}"
 	fi
 	grep '^#' "$dest/run.$l.log" || :
 done
 if [ "${NATIVE_SMOKE:-0}" = 1 ]; then
+	# The runs below take the mitigations of the main run: those that
+	# NATIVE_ARGS gives, else the harness's own choice.
+	mit=()
+	for a in "${args[@]}"; do
+		case $a in --retpoline=*|--rethunk=*|--cpuid=*|--sysfs=*) mit+=("$a") ;; esac
+	done
+	bin=$WD/native-bench.${layouts[0]}
+	# The ITS path (the thunk calls of lower-half branches rewritten to
+	# ITS thunks), whatever this CPU chose: the start-up checks and one
+	# check of every case, both trees.
+	if nm "$bin" | grep -q ' __x86_indirect_its_thunk_array$'; then
+		"$bin" --smoke --checks-only --retpoline=off --rethunk=its > "$dest/its.log" 2>&1 ||
+			{ tail -n 20 "$dest/its.log" >&2; die "the harness failed with ITS's thunks (log: ${dest#"$TOP"/}/its.log)" \
+				"${bin#"$TOP"/} --smoke --checks-only --retpoline=off --rethunk=its"; }
+		grep -E '^# mitigations:.*[1-9][0-9]* to ITS thunks' "$dest/its.log" ||
+			die "no thunk call went to an ITS thunk (log: ${dest#"$TOP"/}/its.log)" \
+				"${bin#"$TOP"/} --smoke --checks-only --retpoline=off --rethunk=its"
+	else
+		log "no ITS thunks in these objects (CONFIG_MITIGATION_ITS off): the ITS path is not checked"
+	fi
 	# The data checks catch a glue that lies: each fault below, made on
 	# purpose by one side's glue.c, must stop the start-up checks.
-	bin=$WD/native-bench.${layouts[0]}
 	for fault in walk-ret:'walk returned [0-9]+ of' iov-offset:'iov_offset [0-9]+ after the run' \
 		nr-segs:'nr_segs [0-9]+ after the run'; do
 		for side in base series; do
 			f=${fault%%:*} rc=0
-			"$bin" --smoke --checks-only --inject="$f" --inject-side="$side" \
+			"$bin" --smoke --checks-only "${mit[@]}" --inject="$f" --inject-side="$side" \
 				> "$dest/inject.$f.$side.log" 2>&1 || rc=$?
 			if [ "$rc" != 1 ] || ! grep -qE "error: .*$side kernel.*: ${fault#*:}" "$dest/inject.$f.$side.log"; then
 				die "the harness missed a $f fault in the $side kernel's glue (exit $rc; log: ${dest#"$TOP"/}/inject.$f.$side.log)" \
-					"${bin#"$TOP"/} --smoke --checks-only --inject=$f --inject-side=$side"
+					"${bin#"$TOP"/} --smoke --checks-only ${mit[*]} --inject=$f --inject-side=$side"
 			fi
 		done
 	done

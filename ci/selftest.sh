@@ -41,6 +41,9 @@
 #     another tree;
 #   - the native harness (bench/native/runtime.c) with a fake glue: a wrong
 #     walk return, iov_offset or nr_segs after a run fails its data checks;
+#     the mitigations it chooses for each CPU vendor and family its choice
+#     branches on, from a CPU identity and a sysfs directory the test gives
+#     (6.1.y's choice, the host kernel's from sysfs, or the refusal);
 #   - shellcheck on every script.
 # Writes PASS/FAIL lines to out/<line>/selftest/results.tsv.
 set -euo pipefail
@@ -307,6 +310,19 @@ expect check-shares-over-budget 1 "shares add up to .* over the budget" -- \
 	env STAGE_LIST="$work/stages-over.tsv" OUT="$work/check-out" bash "$TOP/ci/check.sh"
 expect check-unknown-stage 1 'unknown stage nosuch' -- \
 	env STAGES=nosuch OUT="$work/check-out" bash "$TOP/ci/check.sh"
+# A run is cold or warm by what ccache held as it started (a fake ccache
+# says how much), and every stage is held to that kind's share.
+mkdir -p "$work/fake-ccache"
+# shellcheck disable=SC2016 # $FAKE_FILES is for the fake to expand
+printf '#!/bin/sh\nprintf "files_in_cache\\t%%s\\ncache_miss\\t0\\n" "$FAKE_FILES"\n' > "$work/fake-ccache/ccache"
+chmod +x "$work/fake-ccache/ccache"
+kind_run() { env FAKE_FILES="$1" PATH="$work/fake-ccache:$PATH" STAGES=6.1:divergence CHECK_PREREQ=0 \
+	OUT="$work/kind-$1" bash "$TOP/ci/check.sh"; }
+div_share() { awk -F'\t' '$1 == "6.1:divergence" { print $'"$1"' }' "$TOP/ci/stages.tsv"; }
+expect check-kind-cold 0 'this run: cold: ccache held 0 files at the start' -- kind_run 0
+expect check-kind-cold-share 0 "^6\\.1:divergence +[0-9]+ +$(div_share 3) " -- cat "$work/kind-0/check/budget.txt"
+expect check-kind-warm 0 'this run: warm ccache' -- kind_run 5000
+expect check-kind-warm-share 0 "^6\\.1:divergence +[0-9]+ +$(div_share 4) " -- cat "$work/kind-5000/check/budget.txt"
 mkdir -p "$work/full" "$work/cover"
 printf 'target=make check-full\ndate=2026-01-02T03:04:05Z\nproject=%040d\ndirty=no\ncores=2\nseconds=42\nccache_hit_pct=97\nstages=lint selftest\n' 1 > "$work/full/run.env"
 echo '7 passed, 0 failed, 1 skipped' > "$work/full/final"
@@ -483,6 +499,10 @@ expect docs-commands-ok 0 'docs: [0-9]+ passed, 0 failed' -- dk "$work/doc-ok.md
 expect divergence-over-limit 1 'is above DIVERGENCE_MAX=1' -- env DIVERGENCE_MAX=1 bash "$TOP/ci/divergence.sh"
 expect divergence-within-limit 0 'differs from mainline' -- bash "$TOP/ci/divergence.sh"
 
+# --- every script runs in the same locale, whatever the user's ------------------
+expect locale-pinned 0 '^C\.UTF-8 unset$' -- env LC_ALL=de_DE.UTF-8 LANG=de_DE.UTF-8 LANGUAGE=de \
+	bash -c ". '$TOP/ci/lib.sh'; locale > /dev/null 2> '$work/locale.err'; [ ! -s '$work/locale.err' ] && echo \"\$LC_ALL \${LANGUAGE-unset}\""
+
 # --- qemu-tcg.sh: every accelerator but TCG dropped ----------------------------
 mkdir -p "$work/qemu-real" "$work/qemu-wrap"
 printf '#!/bin/sh\necho "args: $*"\n' > "$work/qemu-real/qemu-system-x86_64"
@@ -507,7 +527,8 @@ if [ "$(uname -m)" = x86_64 ]; then
 		nbcc -DNB_TREE=base -c $TOP/ci/testdata/native/fake_glue.c -o $nbw/base.o
 		nbcc -DNB_TREE=series -c $TOP/ci/testdata/native/fake_glue.c -o $nbw/series.o
 		nbcc -o $nbw/nb $TOP/bench/native/runtime.c $nbw/base.o $nbw/series.o -no-pie -lm"
-	nb() { "$nbw/nb" --smoke --checks-only "$@"; }
+	# The data checks with mitigations given: they do not depend on the host.
+	nb() { "$nbw/nb" --smoke --checks-only --retpoline=off --rethunk=none "$@"; }
 	expect native-fake-clean 0 '^# random shapes: 300 iterators' -- nb
 	for side in base series; do
 		expect "native-wrong-walk-ret-$side" 1 "error: kvec_walk_64, $side kernel.*walk returned 32769 of 32768" -- \
@@ -517,6 +538,71 @@ if [ "$(uname -m)" = x86_64 ]; then
 		expect "native-wrong-nr-segs-$side" 1 "error: .*$side kernel.*nr_segs [0-9]+ after the run, not" -- \
 			nb --inject=nr-segs --inject-side=$side
 	done
+
+	# The mitigations chosen for each CPU the choice branches on, with a
+	# CPU identity and a sysfs directory of the test's own
+	# (bench/native/runtime.c, choose_mitigations()).
+	# sysfs NAME FILE LINE...: $nbw/sysfs/NAME with those files.
+	sysfs() {
+		local d=$nbw/sysfs/$1
+		shift
+		mkdir -p "$d/vulnerabilities" "$d/smt"
+		while [ $# -gt 0 ]; do
+			printf '%s\n' "$2" > "$d/$1"
+			shift 2
+		done
+	}
+	sysfs none
+	sysfs smt-on smt/active 1
+	sysfs zen2-smt-off smt/active 0 vulnerabilities/spec_rstack_overflow 'Mitigation: Safe RET'
+	sysfs zen2-smt-off-bare smt/active 0
+	sysfs intel-retpolines vulnerabilities/spectre_v2 'Mitigation: Retpolines; STIBP: disabled; RSB filling; PBRSB-eIBRS: Not affected; BHI: Not affected' \
+		vulnerabilities/retbleed Vulnerable \
+		vulnerabilities/indirect_target_selection 'Mitigation: Aligned branch/return thunks' \
+		vulnerabilities/spec_rstack_overflow 'Not affected'
+	sysfs intel-eibrs-its vulnerabilities/spectre_v2 'Mitigation: Enhanced / Automatic IBRS; IBPB: conditional; RSB filling; PBRSB-eIBRS: SW sequence; BHI: BHI_DIS_S' \
+		vulnerabilities/retbleed 'Not affected' \
+		vulnerabilities/indirect_target_selection 'Mitigation: Aligned branch/return thunks'
+	sysfs intel-eibrs vulnerabilities/spectre_v2 'Mitigation: Enhanced / Automatic IBRS; IBPB: conditional; RSB filling; PBRSB-eIBRS: Not affected; BHI: BHI_DIS_S' \
+		vulnerabilities/retbleed 'Not affected' \
+		vulnerabilities/indirect_target_selection 'Not affected'
+	sysfs intel-ibrs vulnerabilities/spectre_v2 'Mitigation: IBRS; IBPB: conditional; STIBP: disabled; RSB filling; PBRSB-eIBRS: Not affected; BHI: Not affected' \
+		vulnerabilities/retbleed 'Mitigation: IBRS'
+	sysfs intel-stuffing vulnerabilities/spectre_v2 'Mitigation: Retpolines; STIBP: disabled; RSB filling; PBRSB-eIBRS: Not affected; BHI: Not affected' \
+		vulnerabilities/retbleed 'Mitigation: Stuffing'
+	mit() { # mit CPUID SYSFS [ARGS...]
+		"$nbw/nb" --mitigations-only --cpuid="$1" --sysfs="$nbw/sysfs/$2" "${@:3}"; }
+	model="6\\.1\\.y's choice for" host="the host kernel's choice \\(sysfs"
+	expect native-mit-amd-0x15 0 "return thunk retbleed \\($model AuthenticAMD family 0x15\\); indirect branches: generic retpoline \\($model AuthenticAMD family 0x15: neither" -- \
+		mit AuthenticAMD:0x15 none
+	expect native-mit-amd-0x17 0 "return thunk srso \\($model AuthenticAMD family 0x17\\); indirect branches: generic retpoline" -- \
+		mit AuthenticAMD:0x17:0x31 smt-on
+	expect native-mit-amd-0x17-smt-off 0 "return thunk srso \\($host SRSO: Mitigation: Safe RET\\), 6\\.1\\.y's tables not modelled\\); indirect branches: generic retpoline \\($model" -- \
+		mit AuthenticAMD:0x17:0x31 zen2-smt-off
+	expect native-mit-amd-0x17-smt-off-no-sysfs 1 "return thunk for AuthenticAMD family 0x17 model 0x31 is not modelled here, and .*vulnerabilities/retbleed does not exist: give .*NATIVE_ARGS=" -- \
+		mit AuthenticAMD:0x17:0x31 zen2-smt-off-bare
+	expect native-mit-amd-0x19 0 "return thunk srso_alias \\($model AuthenticAMD family 0x19\\); indirect branches: generic retpoline" -- \
+		mit AuthenticAMD:0x19:0x1 none
+	expect native-mit-amd-0x19-autoibrs 0 "return thunk srso_alias .*indirect branches: indirect calls \\($model AuthenticAMD family 0x19: Automatic IBRS\\)" -- \
+		mit AuthenticAMD:0x19:0x11:autoibrs none
+	expect native-mit-amd-0x1a 0 "return thunk none \\($model AuthenticAMD family 0x1a\\); indirect branches: generic retpoline" -- \
+		mit AuthenticAMD:0x1a:0x2 none
+	expect native-mit-hygon-0x18 0 "return thunk srso \\($model HygonGenuine family 0x18\\)" -- \
+		mit HygonGenuine:0x18 none
+	expect native-mit-intel-retpolines 0 "return thunk its \\(${host} retbleed: Vulnerable; ITS: Mitigation: Aligned branch/return thunks; SRSO: Not affected\\), 6\\.1\\.y's tables not modelled\\); indirect branches: generic retpoline \\($host spectre_v2: Mitigation: Retpolines\\)" -- \
+		mit GenuineIntel:6:0xa7 intel-retpolines
+	expect native-mit-intel-eibrs-its 0 "return thunk its \\($host.*indirect branches: indirect calls, ITS thunks in a line's lower half \\($host spectre_v2: Mitigation: Enhanced / Automatic IBRS\\)" -- \
+		mit GenuineIntel:6:0x8f:eibrs intel-eibrs-its
+	expect native-mit-intel-eibrs 0 "return thunk none \\($host.*indirect branches: indirect calls \\($host spectre_v2: Mitigation: Enhanced / Automatic IBRS\\)" -- \
+		mit GenuineIntel:6:0xaf:eibrs intel-eibrs
+	expect native-mit-intel-ibrs 0 "return thunk none \\($host retbleed: Mitigation: IBRS\\).*indirect branches: indirect calls \\($host spectre_v2: Mitigation: IBRS\\)" -- \
+		mit GenuineIntel:6:0x55 intel-ibrs
+	expect native-mit-intel-no-sysfs 1 "indirect-branch mitigation for GenuineIntel family 0x6 model 0xa7 is not modelled here, and .*vulnerabilities/spectre_v2 does not exist: give --retpoline=on\\|off and --rethunk=.*NATIVE_ARGS=" -- \
+		mit GenuineIntel:6:0xa7 none
+	expect native-mit-intel-unmodelled 1 "retbleed says 'Mitigation: Stuffing', which is not modelled: give" -- \
+		mit GenuineIntel:6:0x55 intel-stuffing
+	expect native-mit-intel-given 0 "return thunk its \\(chosen with --rethunk\\); indirect branches: indirect calls, ITS thunks in a line's lower half \\(chosen with --retpoline\\)" -- \
+		mit GenuineIntel:6:0xa7 none --retpoline=off --rethunk=its
 else
 	result FAIL native-fake "the native harness needs an x86_64 host"
 fi

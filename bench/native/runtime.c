@@ -80,7 +80,7 @@ static struct tree trees[2] = { NB_TREE_INIT(base), NB_TREE_INIT(series) };
  */
 #define KCALLED __attribute__((force_align_arg_pointer))
 
-static void die(const char *fmt, ...)
+static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -321,19 +321,37 @@ static void apply_alternatives(void)
 }
 
 /*
- * The return thunk, as 6.1.y's arch/x86/kernel/cpu/bugs.c chooses it at boot
- * with a default command line (retbleed=auto, spec_rstack_overflow=safe-ret)
- * from its cpu_vuln_blacklist (arch/x86/kernel/cpu/common.c), by vendor and
- * family: AMD 0x15 and 0x16 have RETBLEED (UNRET: retbleed_return_thunk);
- * AMD 0x17 and Hygon 0x18 also SRSO, whose safe RET replaces it
- * (srso_return_thunk); AMD 0x19 SRSO alone (srso_alias_return_thunk).
- * Any other AMD or Hygon family has neither: every return site becomes a
- * plain ret, as apply_returns() makes it.  Intel's ITS mitigation
- * (its_return_thunk, some models only) is not modelled: on Intel the
- * harness takes no thunk and says so.  --rethunk=NAME overrides the choice.
+ * Which mitigations the kernel objects run with.  Two sources:
+ *
+ * - 6.1.y's own choice, where this harness models it: 6.1.y's
+ *   arch/x86/kernel/cpu/bugs.c with a default command line (retbleed=auto,
+ *   spec_rstack_overflow=safe-ret, spectre_v2=auto) and its
+ *   cpu_vuln_blacklist (arch/x86/kernel/cpu/common.c), for AMD and Hygon.
+ *   Return thunk: AMD 0x15 and 0x16 have RETBLEED (UNRET:
+ *   retbleed_return_thunk); AMD 0x17 and Hygon 0x18 also SRSO, whose safe
+ *   RET replaces it (srso_return_thunk); AMD 0x19 SRSO alone
+ *   (srso_alias_return_thunk); any other AMD or Hygon family has neither,
+ *   and every return site becomes a plain ret, as apply_returns() makes
+ *   it.  Indirect branches: Automatic IBRS (or enhanced IBRS) where the CPU
+ *   has it, and then every thunk call is turned back into an indirect
+ *   call; the generic retpoline otherwise.
+ *
+ * - The running kernel's choice, read from sysfs
+ *   (/sys/devices/system/cpu/vulnerabilities/), where 6.1.y's choice hangs
+ *   on what this harness does not model: Intel's per-model tables
+ *   (RETBLEED with IBRS, ITS) and microcode, AMD 0x17 with SMT off
+ *   (IBPB_BRTYPE in microcode decides SRSO there), and any other vendor.
+ *   The host's kernel is not 6.1.y, so the run's header says so.  Only a
+ *   sysfs that says nothing usable stops the run.
+ *
+ * --rethunk= and --retpoline= override either.  The self-tests give a CPU
+ * identity (--cpuid=) and a sysfs directory (--sysfs=) of their own, and
+ * --mitigations-only prints the choice and stops.
  */
 extern char retbleed_return_thunk[] NB_SECTION, srso_return_thunk[] NB_SECTION;
 extern char srso_alias_return_thunk[] NB_SECTION, its_return_thunk[] NB_SECTION;
+extern char __x86_indirect_thunk_array[] NB_SECTION;
+extern char __x86_indirect_its_thunk_array[] NB_SECTION;
 
 static const struct {
 	const char *name;
@@ -348,20 +366,18 @@ static const struct {
 
 static int rethunk = -1;		/* index in rethunks[] */
 static int retpoline = -1;		/* 1: generic retpoline; 0: indirect calls */
-static char rethunk_why[160];
+static int its_indirect;		/* indirect branches in a line's lower half: ITS thunks */
+static char rethunk_why[200], retpoline_why[200], mitigation[256];
 
-/* /sys/devices/system/cpu/smt/active: 1 unless it says 0 */
-static int smt_active(void)
-{
-	FILE *f = fopen("/sys/devices/system/cpu/smt/active", "r");
-	int c = '1';
-
-	if (f) {
-		c = fgetc(f);
-		fclose(f);
-	}
-	return c != '0';
-}
+/* What the choice reads of the machine. */
+static struct host {
+	char vendor[13];
+	unsigned int family, model;
+	int eibrs;		/* ibrs_enhanced in /proc/cpuinfo */
+	int autoibrs;		/* CPUID 0x80000021 EAX bit 8 */
+	const char *sysfs;	/* in place of /sys/devices/system/cpu */
+} host = { .sysfs = "/sys/devices/system/cpu" };
+static int host_given;		/* --cpuid= */
 
 static int rethunk_index(const char *name)
 {
@@ -374,50 +390,244 @@ static int rethunk_index(const char *name)
 	return 0;
 }
 
-static void choose_rethunk(void)
+/* --cpuid=VENDOR:FAMILY[:MODEL][:eibrs][:autoibrs] (numbers in C syntax) */
+static void parse_host(const char *arg)
 {
-	unsigned int a = 0, b = 0, c = 0, d = 0, family;
-	char vendor[13];
+	char buf[128], *save = NULL, *f;
+	int k = 0;
 
-	if (rethunk >= 0) {
-		snprintf(rethunk_why, sizeof(rethunk_why), "chosen with --rethunk");
-		goto check;
+	if (strlen(arg) >= sizeof(buf))
+		die("--cpuid=%s: too long", arg);
+	strcpy(buf, arg);
+	for (f = strtok_r(buf, ":", &save); f; f = strtok_r(NULL, ":", &save), k++) {
+		char *end;
+
+		if (k == 0) {
+			if (strlen(f) != 12)
+				die("--cpuid=%s: the vendor is CPUID's 12 characters (GenuineIntel, "
+				    "AuthenticAMD, HygonGenuine, ...)", arg);
+			strcpy(host.vendor, f);
+		} else if (!strcmp(f, "eibrs")) {
+			host.eibrs = 1;
+		} else if (!strcmp(f, "autoibrs")) {
+			host.autoibrs = 1;
+		} else if (k <= 2) {
+			unsigned long v = strtoul(f, &end, 0);
+
+			if (*end || end == f || v > 0xff)
+				die("--cpuid=%s: '%s' is not a family or model number", arg, f);
+			*(k == 1 ? &host.family : &host.model) = v;
+		} else {
+			die("--cpuid=%s: '%s': VENDOR:FAMILY[:MODEL][:eibrs][:autoibrs]", arg, f);
+		}
 	}
+	if (k < 2)
+		die("--cpuid=%s: VENDOR:FAMILY[:MODEL][:eibrs][:autoibrs]", arg);
+	host_given = 1;
+}
+
+/* This CPU's identity, from CPUID and /proc/cpuinfo. */
+static void read_host(void)
+{
+	unsigned int a = 0, b = 0, c = 0, d = 0;
+	char line[4096];
+	FILE *f;
+
 	__get_cpuid(0, &a, &b, &c, &d);
-	memcpy(vendor, &b, 4);
-	memcpy(vendor + 4, &d, 4);
-	memcpy(vendor + 8, &c, 4);
-	vendor[12] = 0;
+	memcpy(host.vendor, &b, 4);
+	memcpy(host.vendor + 4, &d, 4);
+	memcpy(host.vendor + 8, &c, 4);
+	host.vendor[12] = 0;
 	__get_cpuid(1, &a, &b, &c, &d);
-	family = (a >> 8) & 0xf;
-	if (family == 0xf)
-		family += (a >> 20) & 0xff;
-	/*
-	 * What the table above cannot decide: on Intel, 6.1.y's choice
-	 * depends on per-model tables (RETBLEED with IBRS, which turns the
-	 * thunk calls into indirect calls; ITS, which has thunks of its own);
-	 * on AMD 0x17 with SMT off, on whether the microcode has IBPB_BRTYPE
-	 * (then SRSO_NO, and retbleed's thunk stays).  There the run needs
-	 * --rethunk= and --retpoline= from whoever knows the machine.
-	 */
-	if (!strcmp(vendor, "GenuineIntel") || (!strcmp(vendor, "AuthenticAMD") &&
-						family == 0x17 && !smt_active()))
-		die("6.1.y's return thunk for %s family %#x depends on tables or microcode "
-		    "this harness does not model: give --rethunk= (and --retpoline=)", vendor, family);
-	if (!strcmp(vendor, "AuthenticAMD") && (family == 0x15 || family == 0x16))
+	host.family = (a >> 8) & 0xf;
+	host.model = (a >> 4) & 0xf;
+	if (host.family == 0xf)
+		host.family += (a >> 20) & 0xff;
+	if (host.family >= 6)
+		host.model |= ((a >> 16) & 0xf) << 4;
+	if (__get_cpuid(0x80000021, &a, &b, &c, &d) && (a & (1u << 8)))
+		host.autoibrs = 1;
+	f = fopen("/proc/cpuinfo", "r");
+	if (!f)
+		die("/proc/cpuinfo: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "flags", 5)) {
+			host.eibrs = strstr(line, " ibrs_enhanced") != NULL;
+			break;
+		}
+	fclose(f);
+}
+
+/* The first line of <sysfs>/<name> into buf, or 0 when there is none. */
+static int sysfs_line(const char *name, char *buf, size_t len)
+{
+	char path[4096];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "%s/%s", host.sysfs, name);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	ok = fgets(buf, len, f) != NULL;
+	fclose(f);
+	if (ok)
+		buf[strcspn(buf, "\n")] = 0;
+	return ok && buf[0];
+}
+
+static int starts(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+static int is_vendor(const char *v)
+{
+	return !strcmp(host.vendor, v);
+}
+
+/* 6.1.y's choice, where it is modelled: 1 when it is, 0 otherwise. */
+static int model_rethunk(void)
+{
+	if (!is_vendor("AuthenticAMD") && !is_vendor("HygonGenuine"))
+		return 0;
+	if (is_vendor("AuthenticAMD") && host.family == 0x17) {
+		char smt[16];
+
+		/* smt/active: SMT counts as on unless it says 0 */
+		if (sysfs_line("smt/active", smt, sizeof(smt)) && !strcmp(smt, "0"))
+			return 0;
+	}
+	if (is_vendor("AuthenticAMD") && (host.family == 0x15 || host.family == 0x16))
 		rethunk = rethunk_index("retbleed");
-	else if ((!strcmp(vendor, "AuthenticAMD") && family == 0x17) ||
-		 (!strcmp(vendor, "HygonGenuine") && family == 0x18))
+	else if ((is_vendor("AuthenticAMD") && host.family == 0x17) ||
+		 (is_vendor("HygonGenuine") && host.family == 0x18))
 		rethunk = rethunk_index("srso");
-	else if (!strcmp(vendor, "AuthenticAMD") && family == 0x19)
+	else if (is_vendor("AuthenticAMD") && host.family == 0x19)
 		rethunk = rethunk_index("srso_alias");
 	else
 		rethunk = rethunk_index("none");
 	snprintf(rethunk_why, sizeof(rethunk_why), "6.1.y's choice for %s family %#x",
-		 vendor, family);
-check:
+		 host.vendor, host.family);
+	return 1;
+}
+
+static int model_retpoline(void)
+{
+	if (!is_vendor("AuthenticAMD") && !is_vendor("HygonGenuine"))
+		return 0;
+	retpoline = !(host.autoibrs || host.eibrs);
+	snprintf(retpoline_why, sizeof(retpoline_why), "6.1.y's choice for %s family %#x: %s",
+		 host.vendor, host.family, host.autoibrs ? "Automatic IBRS" :
+		 host.eibrs ? "enhanced IBRS" : "neither enhanced nor Automatic IBRS");
+	return 1;
+}
+
+static void __attribute__((noreturn)) unusable(const char *what, const char *file,
+					       const char *said)
+{
+	die("6.1.y's %s for %s family %#x model %#x is not modelled here, and %s/%s %s%s%s: "
+	    "give --retpoline=on|off and --rethunk=none|retbleed|srso|srso_alias|its "
+	    "(make bench or make native: NATIVE_ARGS=\"--retpoline=... --rethunk=...\")",
+	    what, host.vendor, host.family, host.model, host.sysfs, file,
+	    said ? "says '" : "does not exist", said ? said : "", said ? "', which is not modelled" : "");
+}
+
+/* The running kernel's choice, from sysfs. */
+static void sysfs_retpoline(void)
+{
+	char s[256];
+
+	if (!sysfs_line("vulnerabilities/spectre_v2", s, sizeof(s)))
+		unusable("indirect-branch mitigation", "vulnerabilities/spectre_v2", NULL);
+	if (strstr(s, "LFENCE"))
+		unusable("indirect-branch mitigation", "vulnerabilities/spectre_v2", s);
+	if (strstr(s, "Retpolines"))
+		retpoline = 1;
+	else if (starts(s, "Mitigation: Enhanced") || starts(s, "Mitigation: IBRS") ||
+		 starts(s, "Vulnerable") || starts(s, "Not affected"))
+		retpoline = 0;
+	else
+		unusable("indirect-branch mitigation", "vulnerabilities/spectre_v2", s);
+	snprintf(retpoline_why, sizeof(retpoline_why),
+		 "the host kernel's choice (sysfs spectre_v2: %.*s), 6.1.y's tables not modelled",
+		 (int)strcspn(s, ";"), s);
+}
+
+/*
+ * Return thunks, by the order in which a kernel sets them: retbleed's
+ * untrained return thunk first, ITS's and SRSO's safe RET over it.
+ */
+static void sysfs_rethunk(void)
+{
+	char r[256] = "", i[256] = "", s[256] = "", why[160] = "";
+	int any = 0;
+
+	rethunk = rethunk_index("none");
+	if (sysfs_line("vulnerabilities/retbleed", r, sizeof(r))) {
+		any = 1;
+		if (strstr(r, "untrained return thunk"))
+			rethunk = rethunk_index("retbleed");
+		else if (!starts(r, "Not affected") && !starts(r, "Vulnerable") &&
+			 !starts(r, "Mitigation: IBRS") && !starts(r, "Mitigation: Enhanced") &&
+			 !starts(r, "Mitigation: IBPB"))
+			unusable("return thunk", "vulnerabilities/retbleed", r);
+	}
+	if (sysfs_line("vulnerabilities/indirect_target_selection", i, sizeof(i))) {
+		any = 1;
+		if (starts(i, "Mitigation: Aligned branch/return thunks")) {
+			rethunk = rethunk_index("its");
+		} else if (!starts(i, "Not affected") && !starts(i, "Vulnerable") &&
+			   !starts(i, "Mitigation: Vulnerable, KVM"))
+			unusable("return thunk", "vulnerabilities/indirect_target_selection", i);
+	}
+	if (sysfs_line("vulnerabilities/spec_rstack_overflow", s, sizeof(s))) {
+		any = 1;
+		if (strstr(s, "Safe RET"))
+			rethunk = rethunk_index(host.family == 0x19 ? "srso_alias" : "srso");
+		else if (!starts(s, "Not affected") && !starts(s, "Vulnerable") &&
+			 !starts(s, "Mitigation: IBPB") && !starts(s, "Mitigation: SMT disabled"))
+			unusable("return thunk", "vulnerabilities/spec_rstack_overflow", s);
+	}
+	if (!any)
+		unusable("return thunk", "vulnerabilities/retbleed", NULL);
+	if (r[0])
+		snprintf(why + strlen(why), sizeof(why) - strlen(why), "retbleed: %s", r);
+	if (i[0])
+		snprintf(why + strlen(why), sizeof(why) - strlen(why), "%sITS: %s",
+			 why[0] ? "; " : "", i);
+	if (s[0])
+		snprintf(why + strlen(why), sizeof(why) - strlen(why), "%sSRSO: %s",
+			 why[0] ? "; " : "", s);
+	snprintf(rethunk_why, sizeof(rethunk_why),
+		 "the host kernel's choice (sysfs %s), 6.1.y's tables not modelled", why);
+}
+
+static void choose_mitigations(void)
+{
+	if (!host_given)
+		read_host();
+	sysfs_line("vulnerabilities/spectre_v2", mitigation, sizeof(mitigation));
+	if (retpoline >= 0)
+		snprintf(retpoline_why, sizeof(retpoline_why), "chosen with --retpoline");
+	else if (!model_retpoline())
+		sysfs_retpoline();
+	if (rethunk >= 0)
+		snprintf(rethunk_why, sizeof(rethunk_why), "chosen with --rethunk");
+	else if (!model_rethunk())
+		sysfs_rethunk();
+	/* 6.1.y's ITS mitigation: its return thunk, and its indirect thunks
+	 * for the branches retpolines do not already cover */
+	its_indirect = rethunk == rethunk_index("its") && !retpoline;
+}
+
+/* The kernel objects must have what was chosen. */
+static void check_mitigations(void)
+{
 	if (rethunks[rethunk].name[0] != 'n' && !rethunks[rethunk].thunk)
 		die("the kernel objects have no %s return thunk", rethunks[rethunk].name);
+	if (its_indirect && !__x86_indirect_its_thunk_array)
+		die("the kernel objects have no ITS indirect thunks");
 }
 
 /* apply_returns(): each "jmp __x86_return_thunk" becomes a jump to the
@@ -449,52 +659,17 @@ static void apply_returns(void)
 }
 
 /*
- * Indirect branches, as 6.1.y's spectre_v2_select_mitigation() chooses with
- * spectre_v2=auto: Intel's enhanced IBRS or AMD's Automatic IBRS where the
- * CPU has it (then apply_retpolines() turns every thunk call back into an
- * indirect call), and the generic retpoline otherwise (the thunk calls
- * stay, as here).  --retpoline=on|off overrides the choice.  The rewrite
- * below covers calls and jumps to a thunk; a conditional jump to a thunk
- * (which 6.1.y rewrites into an inverted jump over an indirect one) is
- * left to the thunk, whose default body is then a plain indirect jump.
+ * apply_retpolines(): without the generic retpoline, each call or jump to a
+ * thunk becomes an indirect call or jump, as 6.1.y's patch_retpoline()
+ * makes it; with ITS's indirect thunks, one whose branch would sit in the
+ * lower half of a cache line becomes a call or jump to the register's ITS
+ * thunk instead (6.1.y prefers a thunk it allocates per register in module
+ * memory, the same instructions; the static one stands for it here).  A
+ * conditional jump to a thunk (which 6.1.y rewrites into an inverted jump
+ * over an indirect one) is left to the thunk, whose default body is then a
+ * plain indirect jump.
  */
-extern char __x86_indirect_thunk_array[] NB_SECTION;
-static char retpoline_why[160];
-static int patched_retpolines, unpatched_retpolines;
-
-static void choose_retpoline(void)
-{
-	unsigned int a = 0, b = 0, c = 0, d = 0;
-	char line[4096];
-	int eibrs = 0;
-	FILE *f;
-
-	if (retpoline >= 0) {
-		snprintf(retpoline_why, sizeof(retpoline_why), "chosen with --retpoline");
-		return;
-	}
-	/* Intel without enhanced IBRS but with RETBLEED gets IBRS from 6.1.y,
-	 * by model: not modelled here */
-	__get_cpuid(0, &a, &b, &c, &d);
-	if (b == 0x756e6547)	/* "Genu" */
-		die("6.1.y's indirect-branch mitigation on Intel depends on per-model tables "
-		    "this harness does not model: give --retpoline=on or off");
-	f = fopen("/proc/cpuinfo", "r");
-	if (!f)
-		die("/proc/cpuinfo: %s", strerror(errno));
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "flags", 5)) {
-			eibrs = strstr(line, " ibrs_enhanced") != NULL;
-			break;
-		}
-	fclose(f);
-	if (__get_cpuid(0x80000021, &a, &b, &c, &d) && (a & (1u << 8)))
-		eibrs = 2;
-	retpoline = !eibrs;
-	snprintf(retpoline_why, sizeof(retpoline_why), "6.1.y's choice: %s",
-		 eibrs == 2 ? "Automatic IBRS" : eibrs ? "enhanced IBRS" :
-		 "neither enhanced nor Automatic IBRS");
-}
+static int patched_retpolines, unpatched_retpolines, its_retpolines;
 
 static void apply_retpolines(void)
 {
@@ -516,21 +691,29 @@ static void apply_retpolines(void)
 		if (reg < 0 || reg % 32 || reg / 32 > 15 || reg / 32 == 4)
 			die("retpoline site at %p does not call a thunk", p);
 		reg /= 32;
-		/* call/jmp *%reg, REX.B for r8-r15, NOPs after */
+		text_writable(p, 5);
+		if (its_indirect && !(((uintptr_t)p + 1 + reg / 8) & 0x20)) {
+			/* the branch's last byte in a line's lower half */
+			disp = (int32_t)(__x86_indirect_its_thunk_array + 64 * reg -
+					 (char *)(p + 5));
+			memcpy(p + 1, &disp, 4);
+			its_retpolines++;
+			continue;
+		}
+		/* call/jmp *%reg, REX.B for r8-r15; INT3 after a jmp, NOPs */
 		memset(buf, 0x90, sizeof(buf));
 		disp = 0;
 		if (reg >= 8)
 			buf[disp++] = 0x41;
 		buf[disp++] = 0xff;
 		buf[disp++] = (p[0] == 0xe8 ? 0xd0 : 0xe0) | (reg & 7);
+		if (p[0] == 0xe9)
+			buf[disp++] = 0xcc;
 		optimize_nops(buf, 5);
-		text_writable(p, 5);
 		memcpy(p, buf, 5);
 		patched_retpolines++;
 	}
 }
-
-static char mitigation[256];
 
 static void detect_features(const struct nb_info *nb)
 {
@@ -556,18 +739,29 @@ static void detect_features(const struct nb_info *nb)
 			break;
 		}
 	fclose(f);
-	f = fopen("/sys/devices/system/cpu/vulnerabilities/spectre_v2", "r");
-	if (f) {
-		if (fgets(mitigation, sizeof(mitigation), f))
-			mitigation[strcspn(mitigation, "\n")] = 0;
-		fclose(f);
-	}
-	choose_retpoline();
+	choose_mitigations();
 	if (retpoline)
 		set_feature(nb->f_retpoline);
-	choose_rethunk();
-	if (rethunks[rethunk].thunk)
+	if (rethunk != rethunk_index("none"))
 		set_feature(nb->f_rethunk);
+}
+
+/* The "# mitigations:" line of the run's header (native_report.py quotes it). */
+static void print_mitigations(int patched)
+{
+	printf("# mitigations: return thunk %s (%s", rethunks[rethunk].name, rethunk_why);
+	if (patched)
+		printf("; %d return sites patched", patched_returns);
+	printf("); indirect branches: %s (%s", retpoline ? "generic retpoline" :
+	       its_indirect ? "indirect calls, ITS thunks in a line's lower half" :
+	       "indirect calls", retpoline_why);
+	if (patched && its_indirect)
+		printf("; %d thunk calls rewritten, %d to ITS thunks, %d left",
+		       patched_retpolines, its_retpolines, unpatched_retpolines);
+	else if (patched)
+		printf("; %d thunk calls rewritten, %d left", patched_retpolines,
+		       unpatched_retpolines);
+	printf(")\n");
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1253,6 +1447,7 @@ struct opts {
 	unsigned long batch_cycles;	/* the length of one batch */
 	int cpu;
 	const char *only;
+	int mitigations_only;	/* print the mitigations chosen and stop */
 };
 
 /* The median of @n values and its distribution-free 95% CI; sorts @v. */
@@ -1398,7 +1593,8 @@ static void usage(void)
 		"                    [--max-pairs=N] [--batch-cycles=N] [--cpu=N] [--only=PREFIX]\n"
 		"                    [--out=FILE]\n"
 		"                    [--rethunk=none|retbleed|srso|srso_alias|its]\n"
-		"                    [--retpoline=on|off] [--checks-only]\n"
+		"                    [--retpoline=on|off] [--checks-only] [--mitigations-only]\n"
+		"                    [--cpuid=VENDOR:FAMILY[:MODEL][:eibrs][:autoibrs]] [--sysfs=DIR]\n"
 		"                    [--inject=walk-ret|iov-offset|nr-segs] [--inject-side=base|series]\n");
 	exit(2);
 }
@@ -1435,6 +1631,12 @@ int main(int argc, char **argv)
 			rethunk = rethunk_index(argv[k] + 10);
 		else if (!strcmp(argv[k], "--retpoline=on") || !strcmp(argv[k], "--retpoline=off"))
 			retpoline = argv[k][13] == 'n';
+		else if (!strncmp(argv[k], "--cpuid=", 8))
+			parse_host(argv[k] + 8);
+		else if (!strncmp(argv[k], "--sysfs=", 8))
+			host.sysfs = argv[k] + 8;
+		else if (!strcmp(argv[k], "--mitigations-only"))
+			o.mitigations_only = 1;
 		else if (!strncmp(argv[k], "--inject=", 9))
 			inject = inject_index(argv[k] + 9);
 		else if (!strcmp(argv[k], "--inject-side=base"))
@@ -1467,6 +1669,11 @@ int main(int argc, char **argv)
 	    BASE->nb.page_struct_size != SERIES->nb.page_struct_size)
 		die("the two trees disagree on X86_FEATURE_* numbers or struct page");
 	detect_features(&SERIES->nb);
+	if (o.mitigations_only) {
+		print_mitigations(0);
+		return 0;
+	}
+	check_mitigations();
 	apply_retpolines();
 	apply_returns();
 	apply_alternatives();
@@ -1496,11 +1703,7 @@ int main(int argc, char **argv)
 	printf("# features: rep_good=%d erms=%d fsrm=%d; %d alternatives patched\n",
 	       has_feature(SERIES->nb.f_rep_good), has_feature(SERIES->nb.f_erms),
 	       has_feature(SERIES->nb.f_fsrm), patched_alts);
-	printf("# mitigations: return thunk %s (%s; %d return sites patched); "
-	       "indirect branches: %s (%s; %d thunk calls rewritten, %d left)\n",
-	       rethunks[rethunk].name, rethunk_why, patched_returns,
-	       retpoline ? "generic retpoline" : "indirect calls", retpoline_why,
-	       patched_retpolines, unpatched_retpolines);
+	print_mitigations(1);
 	fault_check();
 	random_shapes(o.smoke ? 300 : 3000);
 	printf("# random shapes: %d iterators, both kernels, byte-exact against the model\n",
