@@ -37,9 +37,8 @@ cross=$(cross_prefix "$arch")
 kmake=(make -s -C "$wt" O="$bdir" ARCH="$arch" ${cross:+CROSS_COMPILE=$cross}
 	"CC=ccache ${cross}gcc" -j"$(nproc)")
 
-# abi_at REV: out/<line>/abi/<rev>.o (the linked objects) and <rev>.exports; the
-# abidw description is cached by the object's content.
-abi_at() {
+# abi_build REV: out/<line>/abi/<rev>.o (the linked objects) and <rev>.exports.
+abi_build() {
 	local rev=$1 cmd o
 	git -C "$wt" checkout -q -f --detach "$rev"
 	# MODULES: without it EXPORT_SYMBOL() emits nothing to compare.
@@ -59,10 +58,33 @@ abi_at() {
 	o=$res/$rev.o
 	"${cross}ld" -r -o "$o" "${objs[@]/#/$bdir/}" "$res/probe.o"
 	"${cross}nm" "$o" | sed -n 's/^.* __ksymtab_//p' | sort -u > "$res/$rev.exports"
-	local key
+}
+
+# abi_describe REV: out/<line>/abi/<rev>.abi, abidw's description of
+# <rev>.o, cached by the object's content.
+abi_describe() {
+	local o=$res/$1.o key
 	key=$LB/abi/cache/$(sha256sum "$o" | cut -c1-32).abi
-	[ -f "$key" ] || abidw --no-show-locs --out-file "$key" "$o"
-	cp "$key" "$res/$rev.abi"
+	if [ ! -f "$key" ]; then
+		abidw --no-show-locs --out-file "$key.new.$$" "$o" || return 1
+		mv "$key.new.$$" "$key"
+	fi
+	cp "$key" "$res/$1.abi"
+}
+
+# abi_all: every commit's objects and description, base first.  abidw is
+# single-threaded: each commit's runs beside the next one's build.
+abi_all() {
+	local rev dpid='' drev=''
+	for rev in "$base" "${revs[@]}"; do
+		abi_build "$rev"
+		if [ -n "$dpid" ] && ! wait "$dpid"; then
+			die "abidw failed on the objects of $drev" "abidw --no-show-locs ${res#"$TOP"/}/$drev.o"
+		fi
+		abi_describe "$rev" &
+		dpid=$! drev=$rev
+	done
+	wait "$dpid" || die "abidw failed on the objects of $drev" "abidw --no-show-locs ${res#"$TOP"/}/$drev.o"
 }
 
 mapfile -t revs < <(tgit rev-list --reverse base..HEAD)
@@ -91,7 +113,7 @@ nprefix=$(( ${#revs[@]} - ntail ))
 [ "$nprefix" -ge 0 ] || die "ci/$LINE_NAME/abi-tail lists more patches than the series has"
 
 log "module ABI on $arch: base and ${#revs[@]} patches"
-abi_at "$base"
+abi_all
 grep -q '^abi_probe_iov_iter$' "$res/$base.exports" ||
 	die "the probe's exports are missing from $res/$base.exports"
 {
@@ -150,7 +172,6 @@ prev=$base
 	for rev in "${revs[@]}"; do
 		n=$((n + 1))
 		subj=$(tgit log -1 --format=%s "$rev")
-		abi_at "$rev"
 		verdict=$(compare "$prev" "$rev" "$res/$n.abidiff")
 		intail=0
 		[ "$n" -le "$nprefix" ] || intail=1

@@ -151,7 +151,7 @@ xbuild() {
 # check_patch: every check of patch $c (number $tag, subject $subj), its
 # results in $res/$tag.results (the loop below adds them to results.tsv).
 check_patch() {
-	local files cfiles docfiles ign kd_new new arch t
+	local files cfiles docfiles ign kd_new new arch t rc
 	files=$(tgit diff-tree --no-commit-id --name-only -r "$c")
 	cfiles=$(grep -E '\.c$' <<<"$files" || true)
 	# A header-only change is compiled through the file the series is about.
@@ -161,59 +161,92 @@ check_patch() {
 	docfiles=$(grep -E '\.[ch]$' <<<"$files" || true)
 	[ "$KMODE" != only ] || { kunit_patch; return 0; }
 
-	# checkpatch, from the patch's own tree
+	local build=${PATCHCHECK_BUILD:-1}
+	# At the parent: what kernel-doc and W=1 + sparse compare with (the
+	# diagnostics are usually the previous patch's "after", cached).  These
+	# are the only steps that check out another commit.
+	if [ -n "$docfiles" ]; then
+		# shellcheck disable=SC2086
+		kdoc "$c^" $docfiles > "$res/$tag.kdoc-before"
+	fi
+	if [ "$build" = 1 ] && [ -n "$cfiles" ]; then
+		# shellcheck disable=SC2086
+		diags "$c^" $cfiles > "$res/$tag.before"
+	fi
+
+	# From here on the checkout stays at the patch.  checkpatch and the
+	# other architectures' builds (each in its own build directory) run in
+	# the background while kernel-doc and x86_64's W=1 + sparse run here:
+	# the serial parts of each (perl, kbuild's start-up and configuration)
+	# overlap the compiling of the others.
 	git -C "$wt" checkout -q -f --detach "$c"
 	ign=$(awk -F'\t' -v s="$subj" '$0 !~ /^#/ && NF >= 3 && ($1 == s || $1 == "*") {print $2}' "$CP_EXCEPTIONS" | paste -sd, -)
-	if tgit format-patch -1 --stdout "$c" | (cd "$wt" && PATH=$venv/bin:$PATH ./scripts/checkpatch.pl \
-		--strict --codespell --no-signoff --show-types ${ign:+--ignore "$ign"} -q -) > "$res/$tag.checkpatch" 2>&1; then
+	(
+		rc=0
+		tgit format-patch -1 --stdout "$c" | (cd "$wt" && PATH=$venv/bin:$PATH ./scripts/checkpatch.pl \
+			--strict --codespell --no-signoff --show-types ${ign:+--ignore "$ign"} -q -) > "$res/$tag.checkpatch" 2>&1 || rc=$?
+		echo "$rc" > "$res/$tag.checkpatch.rc"
+	) &
+	if [ "$build" = 1 ]; then
+		for arch in $PATCHCHECK_ARCHES; do
+			(
+				t=$(date +%s) rc=0
+				xbuild "$arch" > "$res/$tag.build-$arch" 2>&1 || rc=$?
+				echo "$rc $(($(date +%s) - t))" > "$res/$tag.build-$arch.rc"
+			) &
+		done
+	fi
+	if [ -n "$docfiles" ]; then
+		# shellcheck disable=SC2086
+		kdoc "$c" $docfiles > "$res/$tag.kdoc-after"
+	fi
+	if [ "$build" = 1 ] && [ -n "$cfiles" ]; then
+		# shellcheck disable=SC2086
+		diags "$c" $cfiles > "$res/$tag.after"
+	fi
+	wait
+
+	# checkpatch
+	if [ "$(cat "$res/$tag.checkpatch.rc" 2>/dev/null)" = 0 ]; then
 		result PASS "patch$tag:checkpatch" "$subj"
 	else
 		result FAIL "patch$tag:checkpatch" "$(grep -cE '^(ERROR|WARNING|CHECK)' "$res/$tag.checkpatch") finding(s), see ${res#"$TOP"/}/$tag.checkpatch"
 	fi
 
-	# kernel-doc
+	# kernel-doc: new warnings
 	if [ -n "$docfiles" ]; then
-		# shellcheck disable=SC2086
-		kdoc "$c^" $docfiles > "$res/$tag.kdoc-before"
-		# shellcheck disable=SC2086
-		kdoc "$c" $docfiles > "$res/$tag.kdoc-after"
 		kd_new=$(comm -13 "$res/$tag.kdoc-before" "$res/$tag.kdoc-after" | grep . || true)
 		if [ -n "$kd_new" ]; then
 			printf '%s\n' "$kd_new" > "$res/$tag.kernel-doc"
 			result FAIL "patch$tag:kernel-doc" "$(head -n1 "$res/$tag.kernel-doc")"
-			else
+		else
 			result PASS "patch$tag:kernel-doc" "$(wc -w <<<"$docfiles") file(s)"
 		fi
 	fi
 
-	[ "${PATCHCHECK_BUILD:-1}" = 1 ] || return 0
+	[ "$build" = 1 ] || return 0
 
 	# The other architectures: does it build?
-	git -C "$wt" checkout -q -f --detach "$c"
 	for arch in $PATCHCHECK_ARCHES; do
-		t=$(date +%s)
-		if xbuild "$arch" > "$res/$tag.build-$arch" 2>&1; then
-			result PASS "patch$tag:build-$arch" "$(($(date +%s) - t)) s"
+		read -r rc t < "$res/$tag.build-$arch.rc" || { rc=1; t='?'; }
+		if [ "$rc" = 0 ]; then
+			result PASS "patch$tag:build-$arch" "$t s (beside the other checks)"
 		else
 			result FAIL "patch$tag:build-$arch" "$(grep -m1 -E 'error' "$res/$tag.build-$arch" || echo "see ${res#"$TOP"/}/$tag.build-$arch")"
-			fi
+		fi
 	done
 
-	# W=1 + sparse, before and after
+	# W=1 + sparse: new diagnostics, or an error
 	if [ -n "$cfiles" ]; then
-		# shellcheck disable=SC2086
-		diags "$c^" $cfiles > "$res/$tag.before"
-		# shellcheck disable=SC2086
-		diags "$c" $cfiles > "$res/$tag.after"
 		new=$(comm -13 "$res/$tag.before" "$res/$tag.after")
 		if grep -qE ': (fatal )?error:' "$res/$tag.after"; then
 			# A file that does not compile at all would show the same
 			# error before and after: an error fails on its own.
 			result FAIL "patch$tag:w1-sparse" "does not compile: $(grep -m1 -E ': (fatal )?error:' "$res/$tag.after")"
-			elif [ -n "$new" ]; then
+		elif [ -n "$new" ]; then
 			printf '%s\n' "$new" | sed 's/^/>> /' > "$res/$tag.new"
 			result FAIL "patch$tag:w1-sparse" "$(wc -l < "$res/$tag.new") new diagnostic(s): $(head -n1 "$res/$tag.new")"
-			else
+		else
 			result PASS "patch$tag:w1-sparse" "$(wc -w <<<"$cfiles") file(s), no new W=1/sparse diagnostics"
 		fi
 	fi
