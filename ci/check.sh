@@ -266,6 +266,7 @@ for st in $STAGES; do
 	selftest) run_stage "$st" "$lo/selftest/results.tsv" "${lenv[@]}" bash "$TOP/ci/selftest.sh" || true ;;
 	bench-smoke) run_stage "$st" "$lo/bench-smoke/results.tsv" "${lenv[@]}" BENCH_SMOKE=1 bash "$TOP/ci/bench.sh" || true ;;
 	patchcheck) run_stage "$st" "$lo/patchcheck/results.tsv" "${lenv[@]}" PATCHCHECK_KUNIT=0 bash "$TOP/ci/patchcheck.sh" || true ;;
+	patch-builds) run_stage "$st" "$lo/patch-builds/results.tsv" "${lenv[@]}" PATCHCHECK_BUILD=arches bash "$TOP/ci/patchcheck.sh" || true ;;
 	patch-kunit) run_stage "$st" "$lo/patch-kunit/results.tsv" "${lenv[@]}" PATCHCHECK_KUNIT=only bash "$TOP/ci/patchcheck.sh" || true ;;
 	checkpatch) run_stage "$st" "$lo/patchcheck/results.tsv" "${lenv[@]}" PATCHCHECK_BUILD=0 bash "$TOP/ci/patchcheck.sh" || true ;;
 	sizes) run_stage "$st" - "${lenv[@]}" COVER_CHECK=1 bash "$TOP/ci/sizes.sh" || true ;;

@@ -40,6 +40,19 @@ case $KMODE in
 only) res=$OUT/patch-kunit ;;
 *) die "PATCHCHECK_KUNIT=$KMODE: 0, 1 or only" ;;
 esac
+BMODE=${PATCHCHECK_BUILD:-1}
+case $BMODE in
+0|1) ;;
+arches)
+	# The full tier's patch-builds stage: the per-patch builds of the
+	# arches make check leaves out (PATCHCHECK_FULL_ARCHES in line.conf),
+	# nothing else.
+	[ "$KMODE" = 0 ] || die "PATCHCHECK_BUILD=arches runs no KUnit: PATCHCHECK_KUNIT=0"
+	[ -n "${PATCHCHECK_FULL_ARCHES:-}" ] || die "ci/$LINE_NAME/line.conf sets no PATCHCHECK_FULL_ARCHES"
+	PATCHCHECK_ARCHES=$PATCHCHECK_FULL_ARCHES
+	res=$OUT/patch-builds ;;
+*) die "PATCHCHECK_BUILD=$BMODE: 1, 0 or arches" ;;
+esac
 wt=$LB/patchcheck/linux
 bdir=$LB/patchcheck/kunit/x86_64
 venv=$TOP/build/venv
@@ -148,6 +161,42 @@ xbuild() {
 	"${xmake[@]}" "${objs[@]}"
 }
 
+# start_arch_builds: xbuild of every arch of PATCHCHECK_ARCHES at patch $c,
+# side by side in the background (each in its own build directory, from
+# the checkout at $c, which must stay until they are done).
+start_arch_builds() {
+	local arch
+	git -C "$wt" checkout -q -f --detach "$c"
+	for arch in $PATCHCHECK_ARCHES; do
+		(
+			t=$(date +%s) rc=0
+			xbuild "$arch" > "$res/$tag.build-$arch" 2>&1 || rc=$?
+			echo "$rc $(($(date +%s) - t))" > "$res/$tag.build-$arch.rc"
+		) &
+	done
+}
+
+# arch_results: a result per arch of the builds start_arch_builds started
+# (after a wait).
+arch_results() {
+	local arch rc t
+	for arch in $PATCHCHECK_ARCHES; do
+		read -r rc t < "$res/$tag.build-$arch.rc" || { rc=1; t='?'; }
+		if [ "$rc" = 0 ]; then
+			result PASS "patch$tag:build-$arch" "$t s (beside the other checks)"
+		else
+			result FAIL "patch$tag:build-$arch" "$(grep -m1 -E 'error' "$res/$tag.build-$arch" || echo "see ${res#"$TOP"/}/$tag.build-$arch")"
+		fi
+	done
+}
+
+# arch_builds: the PATCHCHECK_BUILD=arches mode's one check, the builds.
+arch_builds() {
+	start_arch_builds
+	wait
+	arch_results
+}
+
 # check_patch: every check of patch $c (number $tag, subject $subj), its
 # results in $res/$tag.results (the loop below adds them to results.tsv).
 check_patch() {
@@ -161,7 +210,8 @@ check_patch() {
 	docfiles=$(grep -E '\.[ch]$' <<<"$files" || true)
 	[ "$KMODE" != only ] || { kunit_patch; return 0; }
 
-	local build=${PATCHCHECK_BUILD:-1}
+	local build=$BMODE
+	[ "$build" != arches ] || { arch_builds; return 0; }
 	# At the parent: what kernel-doc and W=1 + sparse compare with (the
 	# diagnostics are usually the previous patch's "after", cached).  These
 	# are the only steps that check out another commit.
@@ -187,15 +237,7 @@ check_patch() {
 			--strict --codespell --no-signoff --show-types ${ign:+--ignore "$ign"} -q -) > "$res/$tag.checkpatch" 2>&1 || rc=$?
 		echo "$rc" > "$res/$tag.checkpatch.rc"
 	) &
-	if [ "$build" = 1 ]; then
-		for arch in $PATCHCHECK_ARCHES; do
-			(
-				t=$(date +%s) rc=0
-				xbuild "$arch" > "$res/$tag.build-$arch" 2>&1 || rc=$?
-				echo "$rc $(($(date +%s) - t))" > "$res/$tag.build-$arch.rc"
-			) &
-		done
-	fi
+	[ "$build" != 1 ] || start_arch_builds
 	if [ -n "$docfiles" ]; then
 		# shellcheck disable=SC2086
 		kdoc "$c" $docfiles > "$res/$tag.kdoc-after"
@@ -227,14 +269,7 @@ check_patch() {
 	[ "$build" = 1 ] || return 0
 
 	# The other architectures: does it build?
-	for arch in $PATCHCHECK_ARCHES; do
-		read -r rc t < "$res/$tag.build-$arch.rc" || { rc=1; t='?'; }
-		if [ "$rc" = 0 ]; then
-			result PASS "patch$tag:build-$arch" "$t s (beside the other checks)"
-		else
-			result FAIL "patch$tag:build-$arch" "$(grep -m1 -E 'error' "$res/$tag.build-$arch" || echo "see ${res#"$TOP"/}/$tag.build-$arch")"
-		fi
-	done
+	arch_results
 
 	# W=1 + sparse: new diagnostics, or an error
 	if [ -n "$cfiles" ]; then
@@ -296,7 +331,7 @@ patch_key() {
 	trees="$(tgit rev-parse "$c^{tree}" "$c^^{tree}" | paste -sd' ' -) $tag $(tgit log -1 --format='%an <%ae>%n%B' "$c" | sha256sum | cut -c1-16)"
 	mapfile -t cfgs < <(find "$KUNITD" "$TOP/configs" -type f | LC_ALL=C sort)
 	cfg=$(hash_files "${cfgs[@]}")
-	cfg="$cfg arches=$PATCHCHECK_ARCHES kconfig=$PATCHCHECK_KCONFIG bench=$BENCH_KCONFIG build=${PATCHCHECK_BUILD:-1} kunit=$KMODE"
+	cfg="$cfg arches=$PATCHCHECK_ARCHES kconfig=$PATCHCHECK_KCONFIG bench=$BENCH_KCONFIG build=$BMODE kunit=$KMODE"
 	# What the per-patch KUnit runs depend on (ci/kunit.sh's knobs).
 	[ "$KMODE" = 0 ] || cfg="$cfg filter=${KUNIT_FILTER:-} smap=${KUNIT_SMAP:-1} timeout=${KUNIT_TIMEOUT:-300} seed=${KUNIT_SEED:-tree} kargs=${KUNIT_KERNEL_ARGS:-} qargs=${KUNIT_QEMU_ARGS:-} smoke=${BENCH_SMOKE_ARGS-default} $(accel_class)"
 	tools=$(toolchain_id gcc as ld aarch64-linux-gnu-gcc aarch64-linux-gnu-as aarch64-linux-gnu-ld \

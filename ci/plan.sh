@@ -9,7 +9,7 @@
 #                                  with that arch's and variant's KUnit
 #                                  configuration, and (where TuxRun has a
 #                                  QEMU device for the arch) its KUnit test;
-#   PATCHCHECK_ARCHES, PATCHCHECK_KCONFIG (ci/lib.sh)
+#   PATCHCHECK_ARCHES, PATCHCHECK_FULL_ARCHES, PATCHCHECK_KCONFIG (ci/lib.sh)
 #                                  the per-patch builds: every patch of the
 #                                  line, for x86_64 and each of those arches;
 #   kunit/<line>/*.kunitconfig, configs/<arch>.config, configs/<variant>.config
@@ -56,7 +56,7 @@ device() { case $1 in um) echo - ;; *) echo "qemu-$1" ;; esac; }
 
 for l in $LINES; do
 	# The line's settings, from ci/lib.sh as every other script gets them.
-	tree=$(lvar "$l" TREE) archs=$(lvar "$l" PATCHCHECK_ARCHES)
+	tree=$(lvar "$l" TREE) archs="$(lvar "$l" PATCHCHECK_ARCHES) $(lvar "$l" PATCHCHECK_FULL_ARCHES)"
 	smoke=$(lvar "$l" BENCH_SMOKE_DEFAULT) lineopt=$(lvar "$l" LINEOPT)
 	# The plan names the line's commits: bring the work tree up to date.
 	LINE=$l bash "$TOP/ci/tree.sh" || die "the $l.y work tree is not up to date" "make$lineopt tree"
