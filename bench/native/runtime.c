@@ -756,7 +756,7 @@ static void print_mitigations(int patched)
 	       its_indirect ? "indirect calls, ITS thunks in a line's lower half" :
 	       "indirect calls", retpoline_why);
 	if (patched && its_indirect)
-		printf("; %d thunk calls rewritten, %d to ITS thunks, %d left",
+		printf("; %d thunk calls made indirect, %d sent to ITS thunks, %d left",
 		       patched_retpolines, its_retpolines, unpatched_retpolines);
 	else if (patched)
 		printf("; %d thunk calls rewritten, %d left", patched_retpolines,
