@@ -316,8 +316,9 @@ mkdir -p "$work/fake-ccache"
 # shellcheck disable=SC2016 # $FAKE_FILES is for the fake to expand
 printf '#!/bin/sh\nprintf "files_in_cache\\t%%s\\ncache_miss\\t0\\n" "$FAKE_FILES"\n' > "$work/fake-ccache/ccache"
 chmod +x "$work/fake-ccache/ccache"
+# (a verdict cache that does not exist yet, as on a new machine)
 kind_run() { env FAKE_FILES="$1" PATH="$work/fake-ccache:$PATH" STAGES=6.1:divergence CHECK_PREREQ=0 \
-	OUT="$work/kind-$1" bash "$TOP/ci/check.sh"; }
+	VERDICT_CACHE="$work/no-verdicts-yet" OUT="$work/kind-$1" bash "$TOP/ci/check.sh"; }
 div_share() { awk -F'\t' '$1 == "6.1:divergence" { print $'"$1"' }' "$TOP/ci/stages.tsv"; }
 expect check-kind-cold 0 'this run: cold: ccache held 0 files at the start' -- kind_run 0
 expect check-kind-cold-share 0 "^6\\.1:divergence +[0-9]+ +$(div_share 3) " -- cat "$work/kind-0/check/budget.txt"
