@@ -66,8 +66,8 @@ abi_describe() {
 	local o=$res/$1.o key
 	key=$LB/abi/cache/$(sha256sum "$o" | cut -c1-32).abi
 	if [ ! -f "$key" ]; then
-		abidw --no-show-locs --out-file "$key.new.$$" "$o" || return 1
-		mv "$key.new.$$" "$key"
+		abidw --no-show-locs --out-file "$key.new.$BASHPID" "$o" || return 1
+		mv "$key.new.$BASHPID" "$key"
 	fi
 	cp "$key" "$res/$1.abi"
 }

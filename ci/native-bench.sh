@@ -269,7 +269,7 @@ for l in "${layouts[@]}"; do
 	if ! "$WD/native-bench.$l" --out="$dest/results.$l.tsv" "${args[@]}" > "$dest/run.$l.log" 2>&1; then
 		tail -n 20 "$dest/run.$l.log" >&2
 		if grep -q 'is not modelled here' "$dest/run.$l.log"; then
-			die "the harness cannot tell which mitigations 6.1.y would run with on this CPU, and this host's sysfs does not say: set NATIVE_ARGS, e.g. NATIVE_ARGS='--retpoline=on --rethunk=none' (Documentation/benchmarking.md, the native harness)" \
+			die "the harness cannot tell which mitigations 6.1.y would run with on this CPU, and this host's sysfs does not say, or says what is not modelled: set NATIVE_ARGS, e.g. NATIVE_ARGS='--retpoline=on --rethunk=none' (Documentation/benchmarking.md, the native harness)" \
 				"NATIVE_ARGS='--retpoline=on --rethunk=none' $repro"
 		fi
 		die "the native harness ($l) failed (log: ${dest#"$TOP"/}/run.$l.log)" \

@@ -211,6 +211,9 @@ check_patch() {
 	[ "$KMODE" != only ] || { kunit_patch; return 0; }
 
 	local build=$BMODE
+	# Whatever stops this patch's checks, its background jobs finish
+	# before the next patch checks out another commit in the worktree.
+	trap wait EXIT
 	[ "$build" != arches ] || { arch_builds; return 0; }
 	# At the parent: what kernel-doc and W=1 + sparse compare with (the
 	# diagnostics are usually the previous patch's "after", cached).  These

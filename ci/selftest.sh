@@ -557,6 +557,9 @@ if [ "$(uname -m)" = x86_64 ]; then
 	sysfs smt-on smt/active 1
 	sysfs zen2-smt-off smt/active 0 vulnerabilities/spec_rstack_overflow 'Mitigation: Safe RET'
 	sysfs zen2-smt-off-bare smt/active 0
+	sysfs zen2-smt-off-61 smt/active 0 vulnerabilities/spec_rstack_overflow 'Mitigation: safe RET, no microcode'
+	sysfs intel-retbleed-ibpb vulnerabilities/spectre_v2 'Mitigation: Retpolines; STIBP: disabled; RSB filling; PBRSB-eIBRS: Not affected; BHI: Not affected' \
+		vulnerabilities/retbleed 'Vulnerable: untrained return thunk / IBPB on non-AMD based uarch'
 	sysfs intel-retpolines vulnerabilities/spectre_v2 'Mitigation: Retpolines; STIBP: disabled; RSB filling; PBRSB-eIBRS: Not affected; BHI: Not affected' \
 		vulnerabilities/retbleed Vulnerable \
 		vulnerabilities/indirect_target_selection 'Mitigation: Aligned branch/return thunks' \
@@ -582,6 +585,12 @@ if [ "$(uname -m)" = x86_64 ]; then
 		mit AuthenticAMD:0x17:0x31 zen2-smt-off
 	expect native-mit-amd-0x17-smt-off-no-sysfs 1 "return thunk for AuthenticAMD family 0x17 model 0x31 is not modelled here, and .*vulnerabilities/retbleed does not exist: give .*NATIVE_ARGS=" -- \
 		mit AuthenticAMD:0x17:0x31 zen2-smt-off-bare
+	expect native-mit-amd-0x17-smt-off-61-words 0 "return thunk srso \\($host SRSO: Mitigation: safe RET, no microcode\\)" -- \
+		mit AuthenticAMD:0x17:0x31 zen2-smt-off-61
+	expect native-mit-hygon-0x18-smt-off 0 "return thunk srso \\($host SRSO: Mitigation: Safe RET\\)" -- \
+		mit HygonGenuine:0x18 zen2-smt-off
+	expect native-mit-intel-retbleed-ibpb 1 "retbleed says 'Vulnerable: untrained return thunk / IBPB on non-AMD based uarch', which is not modelled: give" -- \
+		mit GenuineIntel:6:0x55 intel-retbleed-ibpb
 	expect native-mit-amd-0x19 0 "return thunk srso_alias \\($model AuthenticAMD family 0x19\\); indirect branches: generic retpoline" -- \
 		mit AuthenticAMD:0x19:0x1 none
 	expect native-mit-amd-0x19-autoibrs 0 "return thunk srso_alias .*indirect branches: indirect calls \\($model AuthenticAMD family 0x19: Automatic IBRS\\)" -- \
@@ -607,6 +616,9 @@ if [ "$(uname -m)" = x86_64 ]; then
 else
 	result FAIL native-fake "the native harness needs an x86_64 host"
 fi
+
+# --- make help runs (make -n, which the documents check uses, runs no shell) --------
+expect make-help 0 '^make check +what CI runs' -- make -C "$TOP" --no-print-directory help
 
 # --- shellcheck ------------------------------------------------------------------
 expect shellcheck 0 '' -- shellcheck -x -P "$TOP/ci" "$TOP"/ci/*.sh "$TOP/.ci/run"

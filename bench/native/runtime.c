@@ -491,10 +491,11 @@ static int model_rethunk(void)
 {
 	if (!is_vendor("AuthenticAMD") && !is_vendor("HygonGenuine"))
 		return 0;
-	if (is_vendor("AuthenticAMD") && host.family == 0x17) {
+	if (host.family < 0x19) {
 		char smt[16];
 
-		/* smt/active: SMT counts as on unless it says 0 */
+		/* 6.1.y's SRSO_NO for a family below 0x19 with SMT off hangs on
+		 * microcode; smt/active: SMT counts as on unless it says 0 */
 		if (sysfs_line("smt/active", smt, sizeof(smt)) && !strcmp(smt, "0"))
 			return 0;
 	}
@@ -555,8 +556,9 @@ static void sysfs_retpoline(void)
 }
 
 /*
- * Return thunks, by the order in which a kernel sets them: retbleed's
- * untrained return thunk first, ITS's and SRSO's safe RET over it.
+ * Return thunks: retbleed's untrained return thunk, replaced by SRSO's
+ * safe RET (AMD, Hygon) or ITS's thunk (Intel); no CPU has both of the
+ * last two.
  */
 static void sysfs_rethunk(void)
 {
@@ -566,6 +568,9 @@ static void sysfs_rethunk(void)
 	rethunk = rethunk_index("none");
 	if (sysfs_line("vulnerabilities/retbleed", r, sizeof(r))) {
 		any = 1;
+		/* one string for UNRET and IBPB on a non-AMD CPU: not modelled */
+		if (strstr(r, "IBPB on non-AMD"))
+			unusable("return thunk", "vulnerabilities/retbleed", r);
 		if (strstr(r, "untrained return thunk"))
 			rethunk = rethunk_index("retbleed");
 		else if (!starts(r, "Not affected") && !starts(r, "Vulnerable") &&
@@ -583,7 +588,8 @@ static void sysfs_rethunk(void)
 	}
 	if (sysfs_line("vulnerabilities/spec_rstack_overflow", s, sizeof(s))) {
 		any = 1;
-		if (strstr(s, "Safe RET"))
+		/* "safe RET" in 6.1.y's words, "Safe RET" in newer kernels' */
+		if (strcasestr(s, "safe RET"))
 			rethunk = rethunk_index(host.family == 0x19 ? "srso_alias" : "srso");
 		else if (!starts(s, "Not affected") && !starts(s, "Vulnerable") &&
 			 !starts(s, "Mitigation: IBPB") && !starts(s, "Mitigation: SMT disabled"))
@@ -647,7 +653,9 @@ static void apply_returns(void)
 		if (p + 5 + disp != (unsigned char *)__x86_return_thunk)
 			continue;
 		text_writable(p, 5);
-		if (thunk) {
+		/* 6.1.y's cpu_wants_rethunk_at(): with ITS's thunk, a return
+		 * in a line's upper half is a plain ret */
+		if (thunk && !(thunk == its_return_thunk && ((uintptr_t)p & 0x20))) {
 			disp = (int32_t)(thunk - (char *)(p + 5));
 			memcpy(p + 1, &disp, 4);
 		} else {
