@@ -161,12 +161,11 @@ xbuild() {
 	"${xmake[@]}" "${objs[@]}"
 }
 
-# start_arch_builds: xbuild of every arch of PATCHCHECK_ARCHES at patch $c,
-# side by side in the background (each in its own build directory, from
-# the checkout at $c, which must stay until they are done).
+# start_arch_builds: xbuild of every arch of PATCHCHECK_ARCHES, side by side
+# in the background (each in its own build directory), from the worktree,
+# which the caller has checked out at $c and keeps there until they are done.
 start_arch_builds() {
 	local arch
-	git -C "$wt" checkout -q -f --detach "$c"
 	for arch in $PATCHCHECK_ARCHES; do
 		(
 			t=$(date +%s) rc=0
@@ -192,6 +191,7 @@ arch_results() {
 
 # arch_builds: the PATCHCHECK_BUILD=arches mode's one check, the builds.
 arch_builds() {
+	git -C "$wt" checkout -q -f --detach "$c"
 	start_arch_builds
 	wait
 	arch_results
