@@ -4,7 +4,7 @@
 ARCH ?= x86_64
 export LINE TUXMAKE_ROW KCIDB_RUN KCIDB_ORIGIN KCIDB_PATCH_URL KCIDB_GIT_REPO NATIVE_SMOKE NATIVE_ARGS ARCH VARIANT REV KERNEL_SRC FORCE PATCHCHECK_KUNIT PATCHCHECK_FROM MBOX_CHECK COVER_CHECK NOTES_CHECK COSTS_CHECK CHECK_DIRS STAGES TIER NOCACHE
 
-.PHONY: help deps tree export lint kunit selftest mutants patchcheck sizes abi uaudit divergence codegen native mbox range-diff post notes docs costs plan tuxmake kcidb check check-full bench
+.PHONY: help deps tree export lint kunit kselftest selftest mutants patchcheck sizes abi uaudit divergence codegen native mbox range-diff post notes docs costs plan tuxmake kcidb check check-full bench
 
 help:
 	@echo 'Every target takes LINE=<line> (the lines: the directories ci/*/ with a line.conf, named without .y: 6.1, 6.12, mainline); the default is LINE=6.1.'
@@ -20,6 +20,7 @@ help:
 	@echo 'make export   regenerate patches/<line>/ from build/<line>/linux'
 	@echo 'make lint     patches/<line>/ consistency (series <-> files <-> build/<line>/linux)'
 	@echo 'make kunit    one KUnit run   ARCH=x86_64|um|i386|arm64|s390 [VARIANT=name] [REV=commit]'
+	@echo 'make kselftest  user-mode kselftests of a line, in a guest of its tip (LINE=mainline)   [REV=commit]'
 	@echo 'make selftest self-tests of the ci/ glue'
 	@echo 'make mutants  prove the KUnit suite catches deliberate bugs (ci/<line>/mutations)'
 	@echo 'make patchcheck  per patch: checkpatch, W=1 + sparse and kernel-doc deltas, the line'"'"'s arch builds [PATCHCHECK_KUNIT=1: and KUnit; =only: KUnit alone]'
@@ -81,6 +82,9 @@ native: deps
 
 mbox: deps
 	@bash ci/mbox.sh
+
+kselftest: deps
+	@bash ci/kselftest.sh
 
 range-diff:
 	@bash ci/version.sh range-diff

@@ -57,12 +57,20 @@ format_range() {
 		branch=patchq-posting
 		tgit branch -f "$branch" "$to"
 	fi
+	# A base nobody else has (BASE_COMMIT_PUBLIC=no in line.conf: the
+	# tree make tree committed) is not named: git writes the line's base
+	# and the patch ids of the postings between it and FROM
+	# ("prerequisite-patch-id:", which b4 and a reviewer's git patch-id
+	# resolve against those postings), and the base-commit line goes.
+	local base=$from
+	[ "$BASE_COMMIT_PUBLIC" = yes ] || base=$(tgit rev-parse base)
 	GIT_COMMITTER_NAME=$(tgit log -1 --format='%an' "$to") \
 	GIT_COMMITTER_EMAIL=$(tgit log -1 --format='%ae' "$to") \
-	xgit "$branch" "$cover" format-patch -q -o "$outdir" --zero-commit --no-signature --base="$from" \
+	xgit "$branch" "$cover" format-patch -q -o "$outdir" --zero-commit --no-signature --base="$base" \
 		--cover-letter --cover-from-description=subject --subject-prefix="$prefix" \
 		"$from..$branch" >/dev/null
 	[ "$branch" = series ] || tgit branch -q -D "$branch"
+	[ "$BASE_COMMIT_PUBLIC" = yes ] || sed -i '/^base-commit: [0-9a-f]*$/d' "$outdir/0000-cover-letter.patch"
 	# format-patch dates the cover letter "now": give it the tip's date.
 	sed -i "1,/^\$/s/^Date: .*/Date: $tip_date/" "$outdir/0000-cover-letter.patch"
 }

@@ -68,6 +68,8 @@ OUT=${OUT:-$TOP/out/$LINE_NAME}
 # The results of the runs that cover every line (make check, plan, kcidb).
 OUT_ALL=${OUT_GIVEN:-$TOP/out}
 BENCH_NATIVE=0 DIVERGENCE_MAX=${DIVERGENCE_MAX:-} SRC_SUITE='' BASE_VERSION=''
+BASE_COMMIT_PUBLIC=${BASE_COMMIT_PUBLIC:-yes}
+KSELFTEST_TARGETS=''
 # shellcheck source=6.1.y/line.conf
 . "$LINED/line.conf"
 # SRC_CACHE: where make deps keeps the base of a line whose package comes

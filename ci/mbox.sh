@@ -13,8 +13,33 @@
 #                 of the posting's commits in build/<line>/linux (the same
 #                 patch id, and the same tree where the posting's base is
 #                 the commit before it there).
+# The mboxes are signed by the person who sends them: git's identity
+# (user.name and user.email, or GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL) becomes
+# the From: and the Signed-off-by: of every message where patches/ has
+# the project's identity.  The project's placeholder identity is refused,
+# and an address at a reserved domain gets a warning.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+
+# --- Who sends it --------------------------------------------------------
+# The identity the stored patches carry (the project's: no person).
+first=$(find "$PATCHES" -name '0001-*.patch' -print -quit)
+[ -n "$first" ] || die "${PATCHES#"$TOP"/} has no patch" "make$LINEOPT export"
+project_ident=$(python3 -c 'import email, sys; print(" ".join(email.message_from_file(open(sys.argv[1], encoding="utf-8"))["From"].split()))' "$first")
+[ -n "$project_ident" ] || die "no patch in ${PATCHES#"$TOP"/} has a From: line" "make$LINEOPT export"
+sender=$(git -C "$TOP" var GIT_AUTHOR_IDENT 2>/dev/null | sed 's/ [0-9]* [-+][0-9]*$//') || true
+sender_email=${sender##*<}
+sender_email=${sender_email%>}
+how='GIT_AUTHOR_NAME="Your Name" GIT_AUTHOR_EMAIL="you@your.domain" make'"$LINEOPT"' mbox (or set user.name and user.email with git config)'
+if [ -z "$sender" ] || [ "$sender" = "$project_ident" ] || [ "$sender_email" = "$BASE_EMAIL" ]; then
+	who="the project placeholder $project_ident"
+	[ -n "$sender" ] || who="not set"
+	die "make mbox signs every message with the sender's identity, and git's identity here is $who: the Signed-off-by: is the sender's certificate of origin (Documentation/process/submitting-patches.rst), so it must name a person" "$how"
+fi
+case ${sender_email,,} in
+*.example|*.invalid|*.test|*.localhost|*@example.com|*@example.net|*@example.org|*@localhost)
+	log "warning: $sender_email is at a reserved domain (RFC 2606, RFC 6761): no list delivers or answers mail there" ;;
+esac
 
 version=$(sed -n 's/^version: *//p' "$PATCHES/VERSION")
 [[ $version =~ ^[1-9][0-9]*$ ]] || die "${PATCHES#"$TOP"/}/VERSION has no 'version: N' line"
@@ -30,11 +55,12 @@ write_mbox() {
 	rel=${rel#/}
 	mapfile -t files < <(echo 0000-cover-letter.patch
 		series_list "$PATCHES/series" | { if [ -n "$rel" ]; then sed -n "s|^$rel/||p"; else cat; fi; })
-	python3 - "$dir" "$dest/$name-v$version.mbx" "$version" "${base:0:12}" "$name" "$prefix" "${files[@]}" <<'PY'
+	python3 - "$dir" "$dest/$name-v$version.mbx" "$version" "${base:0:12}" "$name" "$prefix" \
+		"$project_ident" "$sender" "${files[@]}" <<'PY'
 import re
 import sys
 
-pdir, mbx, version, base, name, prefix, *files = sys.argv[1:]
+pdir, mbx, version, base, name, prefix, project, sender, *files = sys.argv[1:]
 prefix += f' v{version}' if version != '1' else ''
 domain = f'{name.replace("_", "-")}.invalid'
 cover_id = f'<{base}-v{version}-0@{domain}>'
@@ -42,18 +68,27 @@ with open(mbx, 'w', encoding='utf-8') as out:
     for n, fname in enumerate(files):
         text = open(f'{pdir}/{fname}', encoding='utf-8').read()
         head, body = text.split('\n\n', 1)
+        head = re.sub(r'\n[ \t]+', ' ', head)  # unfold (format-patch folds From:)
         # "[<any prefix> n/m]" becomes "[<the posting's prefix>[ vN] n/m]".
         if not re.search(r'^Subject: \[[^]\n]*PATCH[^]\n]* [0-9]+/[0-9]+\]', head, re.M):
             sys.exit(f'mbox: {fname} has no "Subject: [PATCH n/m]" line')
         head = re.sub(r'^Subject: \[[^]\n]*?([0-9]+/[0-9]+\])', f'Subject: [{prefix} \\1', head,
                       count=1, flags=re.M)
+        # The sender signs: the project's identity becomes the sender's
+        # in From: and in its Signed-off-by: (no one else's changes).
+        head = re.sub(r'^From: ' + re.escape(project) + '$', lambda m: 'From: ' + sender,
+                      head, flags=re.M)
+        body = re.sub(r'^Signed-off-by: ' + re.escape(project) + '$',
+                      lambda m: 'Signed-off-by: ' + sender, body, flags=re.M)
+        if project in head or project in body:
+            sys.exit(f'mbox: {fname} names the project identity {project} where no sender can stand')
         head += f'\nMessage-Id: <{base}-v{version}-{n}@{domain}>'
         if n:
             head += f'\nIn-Reply-To: {cover_id}\nReferences: {cover_id}'
         out.write(head + '\n\n' + body)
         if not body.endswith('\n'):
             out.write('\n')
-print(f'mbox: {mbx}: {len(files)} messages')
+print(f'mbox: {mbx}: {len(files)} messages, from {sender}')
 PY
 }
 
@@ -63,12 +98,27 @@ if [ -f "$PATCHES/postings" ]; then
 	[ -d "$TREE/.git" ] || die "$TREE does not exist" "make$LINEOPT tree"
 	mapfile -t commits < <(tgit rev-list --reverse base..HEAD)
 	at=0 from=$(tgit rev-parse base)
-	while read -r pname count prefix _; do
+	while read -r pname count prefix on; do
 		d=$PATCHES/$pname
-		b=$(sed -n 's/^base-commit: *//p' "$d/0000-cover-letter.patch" 2>/dev/null || true)
-		[ -n "$b" ] || die "${d#"$TOP"/}/0000-cover-letter.patch has no base-commit line" "make$LINEOPT export"
+		cl=$d/0000-cover-letter.patch
 		if ! [[ $count =~ ^[1-9][0-9]*$ ]] || [ $((at + count)) -gt ${#commits[@]} ]; then
 			die "${PATCHES#"$TOP"/}/postings: $pname takes '$count' patches; the tree has ${#commits[@]} in all" "make$LINEOPT lint"
+		fi
+		b=$(sed -n 's/^base-commit: *//p' "$cl" 2>/dev/null || true)
+		if [ "$BASE_COMMIT_PUBLIC" = yes ]; then
+			[ -n "$b" ] || die "${cl#"$TOP"/} has no base-commit line" "make$LINEOPT export"
+		else
+			# No base is named: a posting on the base stands alone;
+			# one on the postings before it must name each of their
+			# patches, in order, by patch id.
+			[ -z "$b" ] || die "${cl#"$TOP"/} names base-commit $b, a commit of this machine's tree that no reviewer can resolve" "make$LINEOPT export"
+			b=$(tgit rev-parse base)
+			[ "${on:-prev}" = base ] || b=$from
+			want=$(for c in $(tgit rev-list --reverse "base..$b"); do
+				tgit show "$c" | git patch-id --stable | cut -d' ' -f1; done)
+			have=$(sed -n 's/^prerequisite-patch-id: *//p' "$cl")
+			[ "$have" = "$want" ] ||
+				die "${cl#"$TOP"/}: its prerequisite-patch-id lines are not the patch ids of the $(tgit rev-list --count "base..$b") patches it is based on" "make$LINEOPT export"
 		fi
 		at=$((at + count))
 		# A local part (prefix "local") is never posted: no mbox.

@@ -175,9 +175,9 @@ mt=(git -C "$work/linux" -c user.name=Tester -c user.email=tester@invalid)
 expect tree-empty-series 0 'base [0-9a-f]+ \+ 0 patches' -- t tree
 printf 'int one(void)\n{\n\treturn 11;\n}\n' > "$mini/../one.c"
 cp "$mini/../one.c" "$work/linux/lib/one.c"
-"${mt[@]}" commit -q -a -m 'lib: one returns 11' -m 'Body.'
+"${mt[@]}" commit -q -a -s -m 'lib: one returns 11' -m 'Body.'
 printf 'int two(void)\n{\n\treturn 22;\n}\n' > "$work/linux/lib/two.c"
-"${mt[@]}" commit -q -a -m 'lib: two returns 22' -m 'Body.'
+"${mt[@]}" commit -q -a -s -m 'lib: two returns 22' -m 'Body.'
 expect tree-refuses-unexported 1 'not in patches/' -- t tree
 expect export-two 0 'patches/ updated: 2 patches' -- t export
 expect lint-consistent 0 'consistent \(2 patches\)' -- t lint
@@ -216,6 +216,31 @@ expect export-postings-base 0 "^base-commit: $("${mt[@]}" rev-parse base)\$" -- 
 expect export-postings-subject 0 '^Subject: \[PATCH 0/1\] p2: the second' -- cat "$work/patches/p2/0000-cover-letter.patch"
 expect lint-postings 0 'consistent \(2 patches\)' -- t lint
 expect export-postings-stable 0 'already matches' -- t export
+# A line whose base no reviewer can resolve (BASE_COMMIT_PUBLIC=no, as
+# mainline's): no base-commit line; a posting on the one before it names
+# that one's patches by patch id.
+printf 'p1\t1\tPATCH\tprev\np2\t1\tPATCH\tprev\n' > "$work/patches/postings"
+expect export-local-base 0 'patches/ updated' -- env BASE_COMMIT_PUBLIC=no "${env_[@]}" bash "$TOP/ci/export.sh"
+expect export-local-base-no-commit 1 '' -- grep -rh '^base-commit:' "$work/patches/p1" "$work/patches/p2"
+expect export-local-base-prereq 0 "^prerequisite-patch-id: $("${mt[@]}" show HEAD~1 | git patch-id --stable | cut -d' ' -f1)\$" -- \
+	cat "$work/patches/p2/0000-cover-letter.patch"
+# make mbox signs with the sender's identity, refuses the identity the
+# stored patches carry (here Tester's), and warns on a reserved domain.
+printf 'version: 1\n' > "$work/patches/VERSION"
+mb=(env BASE_COMMIT_PUBLIC=no OUT="$work/mbox-out" "${env_[@]}")
+expect mbox-refuses-placeholder 1 'must name a person' -- \
+	env GIT_AUTHOR_NAME=Tester GIT_AUTHOR_EMAIL=tester@invalid "${mb[@]}" bash "$TOP/ci/mbox.sh"
+expect mbox-says-how 0 'reproduce with: GIT_AUTHOR_NAME=' -- cat "$work/out.mbox-refuses-placeholder"
+expect mbox-signs-sender 0 '2 messages, from Ann Sender <ann@sender.org>' -- \
+	env GIT_AUTHOR_NAME='Ann Sender' GIT_AUTHOR_EMAIL=ann@sender.org "${mb[@]}" bash "$TOP/ci/mbox.sh"
+expect mbox-signed-off-by 0 '^Signed-off-by: Ann Sender <ann@sender.org>$' -- cat "$work/mbox-out/mbox/iov_iter-6.1.y-p2-v1.mbx"
+expect mbox-no-project-identity 1 '' -- grep -h 'tester@invalid' "$work/mbox-out/mbox/iov_iter-6.1.y-p2-v1.mbx"
+expect mbox-reserved-domain 0 'warning: ann@sender.example is at a reserved domain' -- \
+	env GIT_AUTHOR_NAME='Ann Sender' GIT_AUTHOR_EMAIL=ann@sender.example "${mb[@]}" bash "$TOP/ci/mbox.sh"
+printf '# A stale base\nbase-commit: %040d\n' 0 >> "$work/patches/p2/0000-cover-letter.patch"
+expect mbox-local-base-named 1 'names base-commit 0+, a commit of this machine' -- \
+	env GIT_AUTHOR_NAME='Ann Sender' GIT_AUTHOR_EMAIL=ann@sender.org "${mb[@]}" bash "$TOP/ci/mbox.sh"
+rm "$work/patches/VERSION"
 printf 'p1\t1\tPATCH\tprev\np2\t2\tPATCH\tbase\n' > "$work/patches/postings"
 # A posting's prefix goes into its patches' subjects ("RFC_PATCH" is
 # "RFC PATCH", "PATCH_net-next" "PATCH net-next": only the underscore is

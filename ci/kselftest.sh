@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# make kselftest [LINE=mainline] [REV=<commit>]: the line's user-mode
+# kselftests (KSELFTEST_TARGETS in its line.conf, directories under
+# tools/testing/selftests/), run in a guest of the line's tip (or REV):
+# an x86_64 kernel from tinyconfig + configs/syscall.config +
+# configs/kselftest.config, built with ccache, and an initramfs whose
+# /init (ci/guest-init.c) mounts a tmpfs on /tmp, runs every test program
+# and powers off.  The programs are built with kselftest's own Makefiles,
+# static.  kunit.py parses their TAP (it reads kselftest's TAP 13 as well
+# as KTAP); each case is one PASS or FAIL line of
+# out/<line>/kselftest/results.tsv, as KUnit's are, and a test program
+# that does not finish, a plan that does not add up, or a kernel splat
+# fails the run.  Logs: out/<line>/kselftest/{console.log,parse.json}.
+#
+#   REV=<commit of build/<line>/linux>  test that commit (a worktree in
+#                                       build/<line>/rev/kselftest/linux)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+repro="make$LINEOPT kselftest${REV:+ REV=$REV}"
+[ -n "${KSELFTEST_TARGETS:-}" ] || die "$LINE_NAME has no kselftests (KSELFTEST_TARGETS in ci/$LINE_NAME/line.conf)"
+[ -d "$TREE/.git" ] || die "$TREE does not exist" "make$LINEOPT tree"
+KD=$LB/kselftest
+src=$TREE
+if [ -n "${REV:-}" ]; then
+	rev=$(tgit rev-parse -q --verify "$REV^{commit}") || die "REV=$REV is not a commit of $TREE" "$repro"
+	src=$LB/rev/kselftest/linux
+	detached_worktree "$src" "$rev"
+	KD=$LB/rev/kselftest
+fi
+dest=$OUT/kselftest${REV:+-rev}
+rm -rf "$dest"
+mkdir -p "$dest" "$KD/obj" "$KD/progs"
+
+# --- The kernel ---------------------------------------------------------------
+cc=gcc
+! command -v ccache >/dev/null || cc="ccache gcc"
+blog=$dest/build.log
+log "building the guest kernel of $(git -C "$src" log -1 --format='%h %s') (log: ${blog#"$TOP"/})"
+{
+	make -s -C "$src" O="$KD/obj" ARCH=x86_64 CC="$cc" tinyconfig &&
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$KD/obj" "$KD/obj/.config" \
+		"$TOP/configs/syscall.config" "$TOP/configs/kselftest.config" &&
+	make -s -C "$src" O="$KD/obj" ARCH=x86_64 CC="$cc" olddefconfig &&
+	make -s -C "$src" O="$KD/obj" ARCH=x86_64 CC="$cc" -j"$(nproc)" bzImage
+} > "$blog" 2>&1 || { tail -n 30 "$blog" >&2; die "building the guest kernel failed (log: ${blog#"$TOP"/})" "$repro"; }
+# merge_config.sh only warns about a symbol the tree does not take.
+while read -r sym; do
+	grep -qx "$sym=y" "$KD/obj/.config" || die "the guest kernel has no $sym=y" "$repro"
+done < <(sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=y$/\1/p' "$TOP/configs/syscall.config" "$TOP/configs/kselftest.config")
+
+# --- The test programs, with kselftest's Makefiles -----------------------------
+progs=()
+for t in $KSELFTEST_TARGETS; do
+	d=$src/tools/testing/selftests/$t
+	[ -f "$d/Makefile" ] || die "the tree has no tools/testing/selftests/$t/Makefile" "$repro"
+	rm -rf "${KD:?}/progs/$t"
+	make -s -C "$d" OUTPUT="$KD/progs/$t" LDFLAGS=-static >> "$blog" 2>&1 ||
+		{ tail -n 20 "$blog" >&2; die "building the $t kselftests failed (log: ${blog#"$TOP"/})" "$repro"; }
+	# TEST_GEN_PROGS, as the Makefile lists them.
+	for p in $(make -s -C "$d" OUTPUT="$KD/progs/$t" -f Makefile -f - <<< 'print-progs: ; @echo $(notdir $(TEST_GEN_PROGS))' print-progs 2>/dev/null); do
+		[ -x "$KD/progs/$t/$p" ] || die "$t: $p was not built" "$repro"
+		progs+=("$t/$p")
+	done
+done
+[ ${#progs[@]} -gt 0 ] || die "the kselftests of $KSELFTEST_TARGETS list no TEST_GEN_PROGS" "$repro"
+
+# --- The initramfs: the kernel's own writer, from the tree -----------------------
+gcc -O2 -Wall -static -o "$KD/init" "$TOP/ci/guest-init.c" || die "compiling ci/guest-init.c failed" "$repro"
+gcc -O2 -o "$KD/gen_init_cpio" "$src/usr/gen_init_cpio.c" || die "compiling usr/gen_init_cpio.c failed" "$repro"
+{
+	printf 'dir /dev 0755 0 0\nnod /dev/console 0600 0 0 c 5 1\nfile /init %s 0755 0 0\n' "$KD/init"
+	for p in "${progs[@]}"; do
+		printf 'file /%s %s 0755 0 0\n' "${p##*/}" "$KD/progs/$p"
+	done
+} > "$KD/initramfs.list"
+"$KD/gen_init_cpio" "$KD/initramfs.list" > "$KD/initramfs.cpio" || die "gen_init_cpio failed" "$repro"
+
+# --- The run --------------------------------------------------------------------
+list=$(printf '/%s,' "${progs[@]##*/}")
+console=$dest/console.log
+log "booting it: ${progs[*]}"
+timeout 900 qemu-system-x86_64 -accel tcg -m 512 -nodefaults -nographic -no-reboot -serial stdio \
+	-kernel "$KD/obj/arch/x86/boot/bzImage" -initrd "$KD/initramfs.cpio" \
+	-append "console=ttyS0 panic=-1 loglevel=4 kselftest=${list%,}" > "$console" 2>&1 || :
+
+rc=0
+results=$dest/results.tsv
+: > "$results"
+for p in "${progs[@]}"; do
+	name=${p##*/}
+	# One program's TAP: from its "TAP version" line to its exit line.
+	awk -v p="guest-init: /$name " '/^TAP version/ { on = 1; buf = "" } on { buf = buf $0 "\n" }
+		index($0, p) == 1 { printf "%s", buf; exit }' "$console" > "$dest/$name.tap"
+	python3 "$src/tools/testing/kunit/kunit.py" parse --json="$dest/$name.json" "$dest/$name.tap" \
+		> "$dest/$name.parse.log" 2>&1 || rc=1
+	python3 - "$dest/$name.json" "$dest/$name.tap" "$p" >> "$results" <<'PY' || rc=1
+import json, re, sys
+js, tap, prog = sys.argv[1:]
+try:
+    cases = json.load(open(js)).get('test_cases', [])
+except (OSError, ValueError):
+    cases = []
+plan = re.search(r'^1\.\.(\d+)$', open(tap).read(), re.M)
+for c in cases:
+    print(f"{'PASS' if c['status'] == 'PASS' else 'SKIP' if c['status'] == 'SKIPPED' else 'FAIL'}\tkselftest:{prog}:{c['name']}")
+if not plan or int(plan[1]) != len(cases) or not cases:
+    print(f'FAIL\tkselftest:{prog}: planned {plan[1] if plan else "no"} cases, TAP gave {len(cases)}')
+    sys.exit(1)
+PY
+	grep -qx "guest-init: /$name exited 0" "$console" || {
+		printf 'FAIL\tkselftest:%s: did not exit 0\n' "$p" >> "$results"
+		rc=1
+	}
+done
+grep -qx 'guest-init: done' "$console" || { printf 'FAIL\tkselftest: the guest did not finish\n' >> "$results"; rc=1; }
+if grep -E 'WARNING:|BUG:|Oops|Kernel panic|KASAN|UBSAN' "$console" > "$dest/splats.txt"; then
+	printf 'FAIL\tkselftest: kernel splat (see splats.txt)\n' >> "$results"
+	rc=1
+fi
+grep '^FAIL' "$results" >&2 || true
+p=$(grep -c '^PASS' "$results" || true)
+f=$(grep -c '^FAIL' "$results" || true)
+log "$p passed, $f failed (console: ${console#"$TOP"/})"
+[ "$rc" = 0 ] && [ "$f" = 0 ] || die "the kselftests failed in the guest (console: ${console#"$TOP"/})" "$repro"
