@@ -2,9 +2,10 @@
 /*
  * The /init of the kselftest guest (ci/kselftest.sh): mount a tmpfs on
  * /tmp, run each program given on the kernel command line as
- * "kselftest=/prog[,/prog...]" in turn, say how each ended, and power the
- * machine off.  A program runs as a child, as under kselftest's runner:
- * the test harness forks, and PID 1 must not exit.
+ * "kselftest=/prog[,/prog...]" in turn, say how each ended, and reboot
+ * (QEMU runs with -no-reboot, so it exits).  A program runs as a child,
+ * as under kselftest's runner: the test harness forks, and PID 1 must not
+ * exit.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -53,6 +54,6 @@ int main(int argc, char **argv)
 		run(p);
 	printf("guest-init: done\n");
 	sync();
-	reboot(RB_POWER_OFF);
+	reboot(RB_AUTOBOOT);	/* QEMU runs with -no-reboot: it exits */
 	return 0;
 }

@@ -2,10 +2,10 @@
 # make kselftest [LINE=mainline] [REV=<commit>]: the line's user-mode
 # kselftests (KSELFTEST_TARGETS in its line.conf, directories under
 # tools/testing/selftests/), run in a guest of the line's tip (or REV):
-# an x86_64 kernel from tinyconfig + configs/syscall.config +
-# configs/kselftest.config, built with ccache, and an initramfs whose
+# an x86_64 kernel from tinyconfig + configs/kselftest.config, built
+# with ccache, and an initramfs whose
 # /init (ci/guest-init.c) mounts a tmpfs on /tmp, runs every test program
-# and powers off.  The programs are built with kselftest's own Makefiles,
+# and reboots (QEMU's -no-reboot ends the run).  The programs are built with kselftest's own Makefiles,
 # static.  kunit.py parses their TAP (it reads kselftest's TAP 13 as well
 # as KTAP); each case is one PASS or FAIL line of
 # out/<line>/kselftest/results.tsv, as KUnit's are, and a test program
@@ -40,14 +40,14 @@ log "building the guest kernel of $(git -C "$src" log -1 --format='%h %s') (log:
 {
 	make -s -C "$src" O="$KD/obj" ARCH=x86_64 CC="$cc" tinyconfig &&
 	"$src/scripts/kconfig/merge_config.sh" -m -O "$KD/obj" "$KD/obj/.config" \
-		"$TOP/configs/syscall.config" "$TOP/configs/kselftest.config" &&
+		"$TOP/configs/kselftest.config" &&
 	make -s -C "$src" O="$KD/obj" ARCH=x86_64 CC="$cc" olddefconfig &&
 	make -s -C "$src" O="$KD/obj" ARCH=x86_64 CC="$cc" -j"$(nproc)" bzImage
 } > "$blog" 2>&1 || { tail -n 30 "$blog" >&2; die "building the guest kernel failed (log: ${blog#"$TOP"/})" "$repro"; }
 # merge_config.sh only warns about a symbol the tree does not take.
 while read -r sym; do
 	grep -qx "$sym=y" "$KD/obj/.config" || die "the guest kernel has no $sym=y" "$repro"
-done < <(sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=y$/\1/p' "$TOP/configs/syscall.config" "$TOP/configs/kselftest.config")
+done < <(sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=y$/\1/p' "$TOP/configs/kselftest.config")
 
 # --- The test programs, with kselftest's Makefiles -----------------------------
 progs=()
@@ -55,6 +55,7 @@ for t in $KSELFTEST_TARGETS; do
 	d=$src/tools/testing/selftests/$t
 	[ -f "$d/Makefile" ] || die "the tree has no tools/testing/selftests/$t/Makefile" "$repro"
 	rm -rf "${KD:?}/progs/$t"
+	mkdir -p "$KD/progs/$t"
 	make -s -C "$d" OUTPUT="$KD/progs/$t" LDFLAGS=-static >> "$blog" 2>&1 ||
 		{ tail -n 20 "$blog" >&2; die "building the $t kselftests failed (log: ${blog#"$TOP"/})" "$repro"; }
 	# TEST_GEN_PROGS, as the Makefile lists them.
@@ -82,7 +83,7 @@ console=$dest/console.log
 log "booting it: ${progs[*]}"
 timeout 900 qemu-system-x86_64 -accel tcg -m 512 -nodefaults -nographic -no-reboot -serial stdio \
 	-kernel "$KD/obj/arch/x86/boot/bzImage" -initrd "$KD/initramfs.cpio" \
-	-append "console=ttyS0 panic=-1 loglevel=4 kselftest=${list%,}" > "$console" 2>&1 || :
+	-append "console=ttyS0 panic=-1 loglevel=4 kselftest=${list%,}" 2>&1 | tr -d '\r' > "$console" || :
 
 rc=0
 results=$dest/results.tsv
@@ -90,8 +91,9 @@ results=$dest/results.tsv
 for p in "${progs[@]}"; do
 	name=${p##*/}
 	# One program's TAP: from its "TAP version" line to its exit line.
-	awk -v p="guest-init: /$name " '/^TAP version/ { on = 1; buf = "" } on { buf = buf $0 "\n" }
-		index($0, p) == 1 { printf "%s", buf; exit }' "$console" > "$dest/$name.tap"
+	# (the firmware's escape sequences may stand before the first line)
+	awk -v p="guest-init: /$name " 'match($0, /TAP version [0-9]+$/) { on = 1; buf = substr($0, RSTART) "\n"; next }
+		on { buf = buf $0 "\n" } index($0, p) == 1 { printf "%s", buf; exit }' "$console" > "$dest/$name.tap"
 	python3 "$src/tools/testing/kunit/kunit.py" parse --json="$dest/$name.json" "$dest/$name.tap" \
 		> "$dest/$name.parse.log" 2>&1 || rc=1
 	python3 - "$dest/$name.json" "$dest/$name.tap" "$p" >> "$results" <<'PY' || rc=1
@@ -102,8 +104,10 @@ try:
 except (OSError, ValueError):
     cases = []
 plan = re.search(r'^1\.\.(\d+)$', open(tap).read(), re.M)
-for c in cases:
-    print(f"{'PASS' if c['status'] == 'PASS' else 'SKIP' if c['status'] == 'SKIPPED' else 'FAIL'}\tkselftest:{prog}:{c['name']}")
+for n, c in enumerate(cases, 1):
+    # A case the program never reached (it crashed) has no name.
+    name = c['name'] or f'case {n} of the plan: no result'
+    print(f"{'PASS' if c['status'] == 'PASS' else 'SKIP' if c['status'] == 'SKIPPED' else 'FAIL'}\tkselftest:{prog}:{name}")
 if not plan or int(plan[1]) != len(cases) or not cases:
     print(f'FAIL\tkselftest:{prog}: planned {plan[1] if plan else "no"} cases, TAP gave {len(cases)}')
     sys.exit(1)
