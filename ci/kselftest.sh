@@ -59,6 +59,7 @@ for t in $KSELFTEST_TARGETS; do
 	make -s -C "$d" OUTPUT="$KD/progs/$t" LDFLAGS=-static >> "$blog" 2>&1 ||
 		{ tail -n 20 "$blog" >&2; die "building the $t kselftests failed (log: ${blog#"$TOP"/})" "$repro"; }
 	# TEST_GEN_PROGS, as the Makefile lists them.
+	# shellcheck disable=SC2016 # make's variables, not the shell's
 	for p in $(make -s -C "$d" OUTPUT="$KD/progs/$t" -f Makefile -f - <<< 'print-progs: ; @echo $(notdir $(TEST_GEN_PROGS))' print-progs 2>/dev/null); do
 		[ -x "$KD/progs/$t/$p" ] || die "$t: $p was not built" "$repro"
 		progs+=("$t/$p")
@@ -126,4 +127,6 @@ grep '^FAIL' "$results" >&2 || true
 p=$(grep -c '^PASS' "$results" || true)
 f=$(grep -c '^FAIL' "$results" || true)
 log "$p passed, $f failed (console: ${console#"$TOP"/})"
-[ "$rc" = 0 ] && [ "$f" = 0 ] || die "the kselftests failed in the guest (console: ${console#"$TOP"/})" "$repro"
+if [ "$rc" != 0 ] || [ "$f" != 0 ]; then
+	die "the kselftests failed in the guest (console: ${console#"$TOP"/})" "$repro"
+fi
