@@ -202,7 +202,9 @@ arch_builds() {
 check_patch() {
 	local files cfiles docfiles ign kd_new new arch t rc
 	files=$(tgit diff-tree --no-commit-id --name-only -r "$c")
-	cfiles=$(grep -E '\.c$' <<<"$files" || true)
+	# Kernel objects only: a user-space program under tools/ (a
+	# kselftest) is built by its own Makefile (make kselftest).
+	cfiles=$(grep -E '\.c$' <<<"$files" | grep -vE '^(tools|scripts|usr)/' || true)
 	# A header-only change is compiled through the file the series is about.
 	if grep -qE '\.h$' <<<"$files" && ! grep -qx lib/iov_iter.c <<<"$cfiles"; then
 		cfiles=$(printf '%s\n' "$cfiles" lib/iov_iter.c | grep .)

@@ -40,13 +40,18 @@ fi
 tip=$(tgit rev-parse HEAD)
 detached_worktree "$SD/base/linux" "$base_rev"
 
-# build KERNEL SRC: x86_64 tinyconfig + configs/syscall.config in $SD/KERNEL/obj.
+# The kernel's fragment: the line's own (configs/<line>/syscall.config:
+# mainline's names the mitigations as v6.8 renamed them), or the shared one.
+scfg=$(line_dir "$LINE" configs)/syscall.config
+[ -f "$scfg" ] || scfg=$TOP/configs/syscall.config
+
+# build KERNEL SRC: x86_64 tinyconfig + that fragment in $SD/KERNEL/obj.
 build() {
 	local k=$1 src=$2 obj=$SD/$1/obj blog=$SD/$1.build.log
 	mkdir -p "$obj"
 	{
 		make -s -C "$src" O="$obj" ARCH=x86_64 tinyconfig &&
-		"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$TOP/configs/syscall.config" &&
+		"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$scfg" &&
 		make -s -C "$src" O="$obj" ARCH=x86_64 olddefconfig &&
 		make -s -C "$src" O="$obj" ARCH=x86_64 -j"$(nproc)" bzImage
 	} > "$blog" 2>&1 || {
@@ -62,7 +67,7 @@ build() {
 	local sym
 	while read -r sym; do
 		grep -qx "$sym=y" "$obj/.config" || die "the $k kernel has no $sym=y" "$repro"
-	done < <(sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=y$/\1/p' "$TOP/configs/syscall.config")
+	done < <(sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=y$/\1/p' "$scfg")
 }
 build base "$SD/base/linux"
 build series "$TREE"

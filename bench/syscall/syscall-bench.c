@@ -202,6 +202,29 @@ static void file_cases(void)
  * while copying it out (skb_copy_and_csum_datagram_msg()).  A send is the
  * corked send plus the empty send that pushes it.
  */
+static void udp_sendmsg_vectors(int s, int r, int nvec, size_t len,
+				const char *name)
+{
+	struct iovec iov[64];
+	struct msghdr m = { .msg_iov = iov, .msg_iovlen = nvec };
+	unsigned long k;
+	long ret;
+	int v;
+
+	for (v = 0; v < nvec; v++) {
+		iov[v].iov_base = wbuf + 3 + v * len;
+		iov[v].iov_len = len;
+	}
+	for (k = 0; k < iters; k++) {
+		SAMPLE(k, sendmsg(s, &m, MSG_MORE) + send(s, wbuf, 0, 0));
+		check(name, ret, nvec * len, NULL, NULL);
+		if (recv(r, rbuf, nvec * len, 0) != (long)(nvec * len) ||
+		    memcmp(rbuf, wbuf + 3, nvec * len))
+			fail(name);
+	}
+	report(name, iters);
+}
+
 static void udp_cases(void)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
@@ -234,6 +257,12 @@ static void udp_cases(void)
 			fail("udp drain");
 	}
 	report("udp_send_512_swcsum", iters);
+	/*
+	 * The same corked send from 64 vectors of 8 bytes and from 8 of 64:
+	 * csum_and_copy_from_iter_full() walks one segment per step.
+	 */
+	udp_sendmsg_vectors(s, r, 64, 8, "udp_sendmsg_64x8_swcsum");
+	udp_sendmsg_vectors(s, r, 8, 64, "udp_sendmsg_8x64_swcsum");
 	for (k = 0; k < iters; k++) {
 		if (send(s, wbuf + 1024, 512, MSG_MORE) != 512 || send(s, wbuf, 0, 0))
 			fail("udp fill");
