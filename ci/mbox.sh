@@ -80,7 +80,11 @@ with open(mbx, 'w', encoding='utf-8') as out:
                       head, flags=re.M)
         body = re.sub(r'^Signed-off-by: ' + re.escape(project) + '$',
                       lambda m: 'Signed-off-by: ' + sender, body, flags=re.M)
-        if project in head or project in body:
+        # A cover letter's shortlog names the author: the sender, too.
+        pname, sname = project.split(' <')[0], sender.split(' <')[0]
+        body = re.sub(r'^' + re.escape(pname) + r' (\(\d+\):)$', lambda m: sname + ' ' + m[1],
+                      body, flags=re.M)
+        if pname in head or pname in body:
             sys.exit(f'mbox: {fname} names the project identity {project} where no sender can stand')
         head += f'\nMessage-Id: <{base}-v{version}-{n}@{domain}>'
         if n:
