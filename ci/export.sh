@@ -70,7 +70,26 @@ format_range() {
 		--cover-letter --cover-from-description=subject --subject-prefix="$prefix" \
 		"$from..$branch" >/dev/null
 	[ "$branch" = series ] || tgit branch -q -D "$branch"
-	[ "$BASE_COMMIT_PUBLIC" = yes ] || sed -i '/^base-commit: [0-9a-f]*$/d' "$outdir/0000-cover-letter.patch"
+	if [ "$BASE_COMMIT_PUBLIC" != yes ]; then
+		sed -i '/^base-commit: [0-9a-f]*$/d' "$outdir/0000-cover-letter.patch"
+		# The ids are git patch-id --stable of each earlier patch, as a
+		# reviewer (and b4) computes them from the mails: format-patch's
+		# own computation can differ (it did for one large patch).
+		local ids
+		ids=$(for c in $(tgit rev-list --reverse "$base..$from"); do
+			tgit show "$c" | git patch-id --stable | cut -d' ' -f1; done)
+		python3 - "$outdir/0000-cover-letter.patch" "$ids" <<'PY'
+import sys
+path, ids = sys.argv[1], sys.argv[2].split()
+lines = open(path).read().split('\n')
+at = [n for n, l in enumerate(lines) if l.startswith('prerequisite-patch-id: ')]
+if len(at) != len(ids):
+    sys.exit(f'export: {path} has {len(at)} prerequisite-patch-id lines, the base has {len(ids)} patches before it')
+for n, i in zip(at, ids):
+    lines[n] = 'prerequisite-patch-id: ' + i
+open(path, 'w').write('\n'.join(lines))
+PY
+	fi
 	# format-patch dates the cover letter "now": give it the tip's date.
 	sed -i "1,/^\$/s/^Date: .*/Date: $tip_date/" "$outdir/0000-cover-letter.patch"
 }
