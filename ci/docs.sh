@@ -2,7 +2,9 @@
 # make docs: the reviewer documents are current and their commands exist.
 #   1. each line's MAINTAINERS-notes/<line> is what make notes generates now;
 #   1a. README.md is at most README_MAX_LINES (160) lines long;
-#   1b. Documentation/testing.md's stage reference and cost table name the
+#   1b. each line's Documentation/<line>/contracts.md matches its tree
+#      (ci/contracts.sh);
+#   1c. Documentation/testing.md's stage reference and cost table name the
 #      stages, tiers and shares of ci/stages.tsv (COSTS_CHECK=1 make costs);
 #   2. every command in a ```sh block of README.md and Documentation/**.md
 #      is checked without side effects: make targets with make -n (the
@@ -41,6 +43,16 @@ if [ -z "${DOCS_FILES:-}" ]; then
 	else
 		result FAIL docs:README-length "README.md has $n lines, over $readme_max: move the detail to Documentation/usage.md"
 	fi
+	# The contract tables, against each line's tree (ci/contracts.sh).
+	for l in $LINES; do
+		n=$(line_name "$l")
+		[ -f "$TOP/Documentation/$n/contracts.md" ] || continue
+		if LINE=$l bash "$TOP/ci/contracts.sh" > "$res/contracts-$n.log" 2>&1; then
+			result PASS "docs:contracts/$n" "$(head -n1 "$res/contracts-$n.log")"
+		else
+			result FAIL "docs:contracts/$n" "$(grep -m1 'FAIL\|error' "$res/contracts-$n.log") (log: ${res#"$TOP"/}/contracts-$n.log)"
+		fi
+	done
 	# testing.md's stage reference and cost table follow ci/stages.tsv.
 	if COSTS_CHECK=1 bash "$TOP/ci/costs.sh" > "$res/costs.log" 2>&1; then
 		result PASS docs:cost-table

@@ -3,7 +3,8 @@
  * The /init of the kselftest guest (ci/kselftest.sh): mount a tmpfs on
  * /tmp, run each program given on the kernel command line as
  * "kselftest=/prog[,/prog...]" in turn, say how each ended, and reboot
- * (QEMU runs with -no-reboot, so it exits).  A program runs as a child,
+ * (QEMU runs with -no-reboot, so it exits).  "kselftest_args=/prog:a:b"
+ * runs /prog with the arguments a and b (a benchmark's size).  A program runs as a child,
  * as under kselftest's runner: the test harness forks, and PID 1 must not
  * exit.
  */
@@ -17,12 +18,32 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#define MAX_ARGS 16
+
+/* The arguments kselftest_args= gives @prog, after argv[0]. */
+static void prog_args(const char *prog, char **argv)
+{
+	const char *spec = getenv("kselftest_args");
+	size_t len = strlen(prog);
+	char *copy, *a;
+	int n = 1;
+
+	if (!spec || strncmp(spec, prog, len) || spec[len] != ':')
+		return;
+	copy = strdup(spec + len + 1);
+	for (a = copy ? strtok(copy, ":") : NULL; a && n < MAX_ARGS - 1;
+	     a = strtok(NULL, ":"))
+		argv[n++] = a;
+	argv[n] = NULL;
+}
+
 static void run(char *prog)
 {
-	char *argv[] = { prog, NULL };
+	char *argv[MAX_ARGS] = { prog, NULL };
 	int status;
 	pid_t pid;
 
+	prog_args(prog, argv);
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {

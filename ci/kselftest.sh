@@ -14,6 +14,12 @@
 #
 #   REV=<commit of build/<line>/linux>  test that commit (a worktree in
 #                                       build/<line>/rev/kselftest/linux)
+#   KSELFTEST_PROGS="iov_bench"  boot only these programs (default: all)
+#   KSELFTEST_ARGS=/iov_bench:-n:20000  arguments for one program
+#   KSELFTEST_ICOUNT=1  run QEMU with -icount shift=0,sleep=off, so that a
+#                       guest nanosecond is one guest instruction (the
+#                       user-space benchmark's figures, make bench)
+#   KSELFTEST_RUN=name  results in out/<line>/kselftest-<name>
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -28,7 +34,7 @@ if [ -n "${REV:-}" ]; then
 	detached_worktree "$src" "$rev"
 	KD=$LB/rev/kselftest
 fi
-dest=$OUT/kselftest${REV:+-rev}
+dest=$OUT/kselftest${REV:+-rev}${KSELFTEST_RUN:+-$KSELFTEST_RUN}
 rm -rf "$dest"
 mkdir -p "$dest" "$KD/obj" "$KD/progs"
 
@@ -62,10 +68,13 @@ for t in $KSELFTEST_TARGETS; do
 	# shellcheck disable=SC2016 # make's variables, not the shell's
 	for p in $(make -s -C "$d" OUTPUT="$KD/progs/$t" -f Makefile -f - <<< 'print-progs: ; @echo $(notdir $(TEST_GEN_PROGS))' print-progs 2>/dev/null); do
 		[ -x "$KD/progs/$t/$p" ] || die "$t: $p was not built" "$repro"
+		if [ -n "${KSELFTEST_PROGS:-}" ] && [[ " $KSELFTEST_PROGS " != *" $p "* ]]; then
+			continue
+		fi
 		progs+=("$t/$p")
 	done
 done
-[ ${#progs[@]} -gt 0 ] || die "the kselftests of $KSELFTEST_TARGETS list no TEST_GEN_PROGS" "$repro"
+[ ${#progs[@]} -gt 0 ] || die "the kselftests of $KSELFTEST_TARGETS list no TEST_GEN_PROGS${KSELFTEST_PROGS:+ named $KSELFTEST_PROGS}" "$repro"
 
 # --- The initramfs: the kernel's own writer, from the tree -----------------------
 gcc -O2 -Wall -static -o "$KD/init" "$TOP/ci/guest-init.c" || die "compiling ci/guest-init.c failed" "$repro"
@@ -82,9 +91,13 @@ gcc -O2 -o "$KD/gen_init_cpio" "$src/usr/gen_init_cpio.c" || die "compiling usr/
 list=$(printf '/%s,' "${progs[@]##*/}")
 console=$dest/console.log
 log "booting it: ${progs[*]}"
-timeout 900 qemu-system-x86_64 -accel tcg -m 512 -nodefaults -nographic -no-reboot -serial stdio \
+icount=()
+[ "${KSELFTEST_ICOUNT:-0}" != 1 ] || icount=(-icount 'shift=0,sleep=off')
+cmdargs=${KSELFTEST_ARGS:+ kselftest_args=$KSELFTEST_ARGS}
+[[ ${KSELFTEST_ARGS:-} != *[[:space:]]* ]] || die "KSELFTEST_ARGS must not contain spaces: separate the arguments with ':'" "$repro"
+timeout "${KSELFTEST_TIMEOUT:-900}" qemu-system-x86_64 -accel tcg "${icount[@]}" -m 512 -nodefaults -nographic -no-reboot -serial stdio \
 	-kernel "$KD/obj/arch/x86/boot/bzImage" -initrd "$KD/initramfs.cpio" \
-	-append "console=ttyS0 panic=-1 loglevel=4 kselftest=${list%,}" 2>&1 | tr -d '\r' > "$console" || :
+	-append "console=ttyS0 panic=-1 loglevel=4 kselftest=${list%,}$cmdargs" 2>&1 | tr -d '\r' > "$console" || :
 
 rc=0
 results=$dest/results.tsv
