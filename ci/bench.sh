@@ -178,24 +178,11 @@ if [ "$BENCH_NATIVE" = 1 ]; then
 else
 	progress "$LINE_NAME: icount only (the native harness and the per-syscall program are the 6.1.y line's)"
 fi
-# The line's user-space benchmark (KSELFTEST_BENCH in its line.conf), in
-# the kselftest guest of the tip under icount: guest instructions per
-# call, as the program's nanoseconds.  Not at smoke size: make check's
-# kselftest stage already runs it at its default size.
+# The line's user-space benchmark, if it has one (ci/kselftest-bench.sh).
+# Not at smoke size: make check's kselftest stage runs it as a test.
 if [ -n "${KSELFTEST_BENCH:-}" ] && [ "$SMOKE" != 1 ]; then
-	progress "user-space benchmark: $KSELFTEST_BENCH in the kselftest guest of the tip, icount"
-	KSELFTEST_PROGS=$KSELFTEST_BENCH KSELFTEST_ARGS="/$KSELFTEST_BENCH:-n:${BENCH_SELFTEST_ITERS:-5000}:-r:3" \
-		KSELFTEST_ICOUNT=1 KSELFTEST_RUN=bench bash "$TOP/ci/kselftest.sh" > "$dest/selftest.log" 2>&1 || {
-		tail -n 30 "$dest/selftest.log" >&2
-		die "the user-space benchmark failed (log: ${dest#"$TOP"/}/selftest.log)" "$brepro"
-	}
-	{
-		printf '| %s case (guest, -icount shift=0) | instructions per call |\n|---|---:|\n' "$KSELFTEST_BENCH"
-		sed -n 's/^# \([a-z0-9_]*\): min \([0-9]*\) ns, median .*/| \1 | \2 |/p' "$OUT/kselftest-bench/console.log"
-	} > "$dest/selftest.md"
-	[ "$(grep -c '^| [a-z]' "$dest/selftest.md")" -gt 1 ] ||
-		die "the user-space benchmark printed no figures (console: out/$LINE_NAME/kselftest-bench/console.log)" "$brepro"
-	cat "$dest/selftest.md"
+	progress "user-space benchmark: $KSELFTEST_BENCH in the kselftest guest, icount"
+	bash "$TOP/ci/kselftest-bench.sh" || die "the user-space benchmark failed" "$brepro"
 fi
 if [ "$SMOKE" = 1 ]; then
 	: > "$dest/results.tsv"
