@@ -11,7 +11,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-repro="bash ci/kselftest-bench.sh$LINEOPT"
+repro="LINE=$LINE_NAME bash ci/kselftest-bench.sh"
 [ -n "${KSELFTEST_BENCH:-}" ] || die "$LINE_NAME has no user-space benchmark (KSELFTEST_BENCH in ci/$LINE_NAME/line.conf)"
 dest=$OUT/bench
 mkdir -p "$dest"
