@@ -12,54 +12,115 @@ which test checks each promise:
 
 A function the line lacks has one row whose test cell is `absent` (the
 check verifies that it is absent).  A promise no test checks yet has the
-test cell `gap`.
+test cell `gap`.  A test cell is exactly `gap`, `absent`, or a comma
+list of test names in backticks; a types cell is words of UBUF IOVEC KVEC
+BVEC FOLIOQ XARRAY DISCARD PIPE, `any` or `-`.
 
 The check fails when
+  - a line of the table is not a well-formed row (a row the check cannot
+    read would hide a gap);
   - a function of the tree has no row, or a row names a function the tree
     does not have (and does not say `absent`), or says `absent` of one it has;
   - a row names a test that is not a case of the line's test files;
   - there are more gap rows than the line allows (--max-gaps, the ratchet
     in ci/<line>/line.conf), or fewer: then the allowance must come down.
 
+The functions: every EXPORT_SYMBOL*() of lib/iov_iter.c (the namespaced
+and module-limited ones too), and every static inline function defined
+in the two headers, less those --exclude names.
+
 Test names: KUnit cases, the first argument of KUNIT_CASE*(...) or of a
-macro whose name ends in _CASE_PARAMS(...), and kselftest harness cases,
-TEST(name) and TEST_F(fixture, name), written <file stem>:<name>.
+macro whose name ends in _CASE_PARAMS(...) in a kunit_case array of a
+suite the file registers, less the suites --skip-suites names (the
+benchmarks); and kselftest harness cases, TEST(name) and
+TEST_F(fixture, name), written <file stem>:<name>.  Comments, #define
+lines and #if 0 blocks are not read.
 
     contracts.py --tree TREE --doc contracts.md --tests FILE... --max-gaps N
+        [--skip-suites NAME...] [--exclude NAME...]
 """
 import argparse
 import os
 import re
 import sys
 
-EXPORT = re.compile(r'\bEXPORT_SYMBOL(?:_GPL)?\(\s*(\w+)\s*\)')
-INLINE = re.compile(r'^static\s+(?:inline|__always_inline)\b[^;{}()]*?\b(\w+)\s*\(',
-                    re.M)
-KUNIT = re.compile(r'\b(?:KUNIT_CASE\w*|\w+_CASE_PARAMS)\(\s*(\w+)')
+EXPORT = re.compile(r'\bEXPORT_SYMBOL\w*\(\s*(\w+)')
+INLINE_START = re.compile(r'^static\s+(?:inline|__always_inline)\b', re.M)
+# Annotations that take arguments and may stand before the function name.
+ANNOTATION = re.compile(r'^(__attribute__|__printf|__scanf|__alloc_size|__malloc|'
+                        r'__nonnull|__section|__aligned|__diagnose_as|__assume_aligned)$')
+CASE = re.compile(r'\b(?:KUNIT_CASE\w*|\w+_CASE_PARAMS)\(\s*(\w+)')
+ARRAY = re.compile(r'struct\s+kunit_case\s+(?:\w+\s+)*(\w+)\s*\[\s*\]\s*=\s*\{(.*?)\};', re.S)
+SUITE = re.compile(r'struct\s+kunit_suite\s+(\w+)\s*=\s*\{(.*?)\};', re.S)
+REGISTER = re.compile(r'\bkunit_test_suites?\(([^;]*)\);')
 KSFT = re.compile(r'^TEST(?:_F)?\(\s*(?:\w+\s*,\s*)?(\w+)\s*\)', re.M)
-ROW = re.compile(r'^\|\s*`(\w+)\(\)`\s*\|(.*)\|(.*)\|(.*)\|\s*$')
+ROW = re.compile(r'^\|\s*`(\w+)\(\)`\s*\|([^|]*)\|([^|]*)\|([^|]*)\|\s*$')
+HEADER = re.compile(r'^\|\s*function\s*\|\s*promise\s*\|\s*types\s*\|\s*test\s*\|\s*$')
+SEPARATOR = re.compile(r'^\|(?:\s*:?-+:?\s*\|){4}\s*$')
+TESTCELL = re.compile(r'^`[\w.:-]+`(?:\s*,\s*`[\w.:-]+`)*$')
 TESTNAME = re.compile(r'`([\w.:-]+)`')
+TYPES = {'UBUF', 'IOVEC', 'KVEC', 'BVEC', 'FOLIOQ', 'XARRAY', 'DISCARD', 'PIPE', 'any', '-'}
 
 
-def strip_comments(text):
-    return re.sub(r'/\*.*?\*/', '', text, flags=re.S)
+def source(text):
+    """C text without comments, #define lines and #if 0 blocks."""
+    text = re.sub(r'/\*.*?\*/', ' ', text, flags=re.S)
+    text = re.sub(r'//[^\n]*', '', text)
+    out, skip = [], 0
+    for line in text.split('\n'):
+        t = line.strip()
+        if skip:
+            if re.match(r'#\s*if', t):
+                skip += 1
+            elif re.match(r'#\s*endif', t):
+                skip -= 1
+            continue
+        if re.match(r'#\s*if\s+0\b', t):
+            skip = 1
+            continue
+        if re.match(r'#\s*define\b', t):
+            continue
+        out.append(line)
+    return '\n'.join(out)
 
 
-def functions(tree):
+def inline_name(text, start):
+    """The name of the inline function whose definition starts at @start:
+    the identifier before the first '(' that does not open an annotation."""
+    pos = start
+    while True:
+        m = re.compile(r'(\w+)\s*\(').search(text, pos)
+        if not m or text.find(';', pos, m.start()) >= 0 or text.find('{', pos, m.start()) >= 0:
+            return None
+        if not ANNOTATION.match(m.group(1)):
+            return m.group(1)
+        # skip the annotation's balanced parentheses
+        depth, i = 0, m.end() - 1
+        while i < len(text):
+            depth += {'(': 1, ')': -1}.get(text[i], 0)
+            i += 1
+            if depth == 0:
+                break
+        pos = i
+
+
+def functions(tree, exclude=()):
     """The functions a table must cover: (name, where) in file order."""
     out = []
-    src = os.path.join(tree, 'lib/iov_iter.c')
-    with open(src) as f:
-        for name in EXPORT.findall(strip_comments(f.read())):
+    with open(os.path.join(tree, 'lib/iov_iter.c')) as f:
+        for name in EXPORT.findall(source(f.read())):
             out.append((name, 'lib/iov_iter.c'))
     for hdr in ('include/linux/uio.h', 'include/linux/iov_iter.h'):
         path = os.path.join(tree, hdr)
         if not os.path.exists(path):
             continue
         with open(path) as f:
-            for name in INLINE.findall(strip_comments(f.read())):
+            text = source(f.read())
+        for m in INLINE_START.finditer(text):
+            name = inline_name(text, m.end())
+            if name:
                 out.append((name, hdr))
-    seen, uniq = set(), []
+    seen, uniq = set(exclude), []
     for name, where in out:
         if name not in seen:
             seen.add(name)
@@ -67,12 +128,22 @@ def functions(tree):
     return uniq
 
 
-def tests(paths):
+def tests(paths, skip_suites=()):
     names = set()
     for path in paths:
         with open(path) as f:
-            text = strip_comments(f.read())
-        names.update(KUNIT.findall(text))
+            text = source(f.read())
+        arrays = {m.group(1): CASE.findall(m.group(2)) for m in ARRAY.finditer(text)}
+        suites = {}
+        for m in SUITE.finditer(text):
+            name = re.search(r'\.name\s*=\s*"([^"]*)"', m.group(2))
+            cases = re.search(r'\.test_cases\s*=\s*(\w+)', m.group(2))
+            if name and cases:
+                suites[m.group(1)] = (name.group(1), cases.group(1))
+        for m in REGISTER.finditer(text):
+            for var in re.findall(r'&?\s*(\w+)', m.group(1)):
+                if var in suites and suites[var][0] not in skip_suites:
+                    names.update(arrays.get(suites[var][1], []))
         stem = os.path.splitext(os.path.basename(path))[0]
         names.update(f'{stem}:{n}' for n in KSFT.findall(text))
     return names
@@ -86,11 +157,15 @@ def main():
                     help='the test sources, relative to the tree')
     ap.add_argument('--max-gaps', type=int, required=True,
                     help='the gap rows the line allows (its ratchet)')
+    ap.add_argument('--skip-suites', nargs='*', default=[],
+                    help='KUnit suites whose cases are not tests (benchmarks)')
+    ap.add_argument('--exclude', nargs='*', default=[],
+                    help='functions the table leaves out (the line.conf says why)')
     args = ap.parse_args()
 
-    have = functions(args.tree)
+    have = functions(args.tree, args.exclude)
     have_names = {n for n, _ in have}
-    known = tests(os.path.join(args.tree, t) for t in args.tests)
+    known = tests((os.path.join(args.tree, t) for t in args.tests), args.skip_suites)
     if not known:
         print(f'contracts: no test case found in {" ".join(args.tests)}')
         return 1
@@ -99,34 +174,51 @@ def main():
     gaps = []
     errors = []
     with open(args.doc) as f:
-        for lineno, line in enumerate(f, 1):
-            m = ROW.match(line)
-            if not m:
-                continue
-            name, promise, types, test = m.group(1), m.group(2), m.group(3), m.group(4)
-            where = f'{os.path.basename(args.doc)}:{lineno}'
-            rows.setdefault(name, []).append(where)
-            cell = test.strip()
-            if cell == 'absent':
-                if name in have_names:
-                    errors.append(f'{where}: {name}() says absent, but the tree has it')
-                continue
-            if name not in have_names:
-                errors.append(f'{where}: {name}() is not an export of lib/iov_iter.c or an '
-                              'inline of uio.h/iov_iter.h in this tree (stale row?)')
-            if not promise.strip() or not types.strip():
-                errors.append(f'{where}: {name}(): empty promise or types')
-            if cell == 'gap':
-                gaps.append(f'{where}: {name}(): {promise.strip()}')
-                continue
-            named = TESTNAME.findall(cell)
-            if not named:
-                errors.append(f'{where}: {name}(): the test cell names no test '
-                              '(a test in backticks, or gap)')
-            for t in named:
-                if t not in known:
-                    errors.append(f'{where}: {name}(): no test case {t} in '
-                                  f'{" ".join(args.tests)}')
+        lines = f.read().split('\n')
+    starts = [n for n, line in enumerate(lines) if HEADER.match(line)]
+    if len(starts) != 1:
+        print(f'contracts: {args.doc} must have one table headed '
+              f'"| function | promise | types | test |", not {len(starts)}')
+        return 1
+    n = starts[0] + 1
+    if n >= len(lines) or not SEPARATOR.match(lines[n]):
+        errors.append(f'{os.path.basename(args.doc)}:{n + 1}: the table has no separator line')
+    n += 1
+    while n < len(lines) and lines[n].startswith('|'):
+        line, lineno = lines[n], n + 1
+        n += 1
+        where = f'{os.path.basename(args.doc)}:{lineno}'
+        m = ROW.match(line)
+        if not m:
+            errors.append(f'{where}: not a row of "| `function()` | promise | types | test |"')
+            continue
+        name, promise, types, test = m.group(1), m.group(2), m.group(3), m.group(4)
+        rows.setdefault(name, []).append(where)
+        cell = test.strip()
+        if not promise.strip():
+            errors.append(f'{where}: {name}(): empty promise')
+        bad = [t for t in types.split() if t not in TYPES]
+        if not types.split() or bad:
+            errors.append(f'{where}: {name}(): types must be words of '
+                          f'{" ".join(sorted(TYPES))}{": not " + " ".join(bad) if bad else ""}')
+        if cell == 'absent':
+            if name in have_names:
+                errors.append(f'{where}: {name}() says absent, but the tree has it')
+            continue
+        if name not in have_names:
+            errors.append(f'{where}: {name}() is not an export of lib/iov_iter.c or an '
+                          'inline of uio.h/iov_iter.h in this tree (stale row?)')
+        if cell == 'gap':
+            gaps.append(f'{where}: {name}(): {promise.strip()}')
+            continue
+        if not TESTCELL.match(cell):
+            errors.append(f'{where}: {name}(): the test cell must be gap, absent, or '
+                          'test names in backticks separated by commas')
+            continue
+        for t in TESTNAME.findall(cell):
+            if t not in known:
+                errors.append(f'{where}: {name}(): no test case {t} in '
+                              f'{" ".join(args.tests)}')
     for name, src in have:
         if name not in rows:
             errors.append(f'{name}() ({src}) has no row')

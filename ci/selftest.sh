@@ -525,28 +525,61 @@ expect docs-commands-ok 0 'docs: [0-9]+ passed, 0 failed' -- dk "$work/doc-ok.md
 # --- contracts.py: the contract table against a small fake tree -----------------
 ct=$work/contracts
 mkdir -p "$ct/lib" "$ct/include/linux" "$ct/t"
-printf 'size_t f_one(void) { return 0; }\nEXPORT_SYMBOL(f_one);\n/* EXPORT_SYMBOL(f_commented); */\nEXPORT_SYMBOL_GPL(f_two);\n' > "$ct/lib/iov_iter.c"
-printf 'static inline\nbool f_inline(const struct iov_iter *i)\n{\n\treturn 1;\n}\n' > "$ct/include/linux/uio.h"
-printf 'static struct kunit_case c[] = {\n\tKUNIT_CASE(t_one),\n\tIOV_CASE_PARAMS(t_two, init),\n\t{}\n};\nTEST_F(fault, t_user)\n' > "$ct/t/t.c"
+printf 'size_t f_one(void) { return 0; }\nEXPORT_SYMBOL(f_one);\n/* EXPORT_SYMBOL(f_commented); */\nEXPORT_SYMBOL_GPL(f_two);\nEXPORT_SYMBOL_FOR_MODULES(f_mod, "m");\n' > "$ct/lib/iov_iter.c"
+printf 'static inline\nbool f_inline(const struct iov_iter *i)\n{\n\treturn 1;\n}\nstatic inline __printf(2, 3) void f_fmt(int a, const char *f, ...)\n{\n}\n' > "$ct/include/linux/uio.h"
+cat > "$ct/t/t.c" <<'EOC'
+#define X_CASE_PARAMS(name, init) KUNIT_CASE(name)
+static struct kunit_case c[] = {
+	KUNIT_CASE(t_one),
+	X_CASE_PARAMS(t_two, init),
+	// KUNIT_CASE(t_commented),
+	{}
+};
+static struct kunit_case b[] = {
+	KUNIT_CASE(t_bench),
+	{}
+};
+#if 0
+static struct kunit_case d[] = { KUNIT_CASE(t_dead), {} };
+#endif
+static struct kunit_suite s_tests = { .name = "tests", .test_cases = c, };
+static struct kunit_suite s_bench = { .name = "bench", .test_cases = b, };
+kunit_test_suites(&s_tests, &s_bench);
+TEST_F(fault, t_user)
+EOC
 # shellcheck disable=SC2016 # the backticks are markdown, not commands
-ctab() { printf '| function | promise | types | test |\n|---|---|---|---|\n'; printf '%s\n' "$@"; }
+ctab() { printf '# t\n\n| function | promise | types | test |\n|---|---|---|---|\n'; printf '%s\n' "$@"; printf '\nafter the table\n'; }
 # shellcheck disable=SC2016 # the backticks are markdown
-ctab '| `f_one()` | returns 0 | any | `t_one` |' '| `f_two()` | does two | KVEC | `t_two`, `t:t_user` |' \
-	'| `f_inline()` | says yes | any | gap |' '| `f_gone()` | not here | - | absent |' > "$ct/ok.md"
-cc() { python3 "$TOP/ci/contracts.py" --tree "$ct" --doc "$1" --tests t/t.c --max-gaps "${2:-1}"; }
-expect contracts-ok 0 '^contracts: 3 functions, 3 with rows, 4 rows, 1 gap rows' -- cc "$ct/ok.md"
+ctab '| `f_one()` | returns 0 | any | `t_one` |' '| `f_two()` | does two | KVEC BVEC | `t_two`, `t:t_user` |' \
+	'| `f_inline()` | says yes | any | gap |' '| `f_fmt()` | formats | - | `t_one` |' \
+	'| `f_mod()` | for modules | UBUF | `t_two` |' '| `f_gone()` | not here | - | absent |' > "$ct/ok.md"
+cc() { python3 "$TOP/ci/contracts.py" --tree "$ct" --doc "$1" --tests t/t.c --max-gaps "${2:-1}" --skip-suites bench; }
+expect contracts-ok 0 '^contracts: 5 functions, 5 with rows, 6 rows, 1 gap rows' -- cc "$ct/ok.md"
 grep -v f_inline "$ct/ok.md" > "$ct/norow.md"
 expect contracts-function-without-row 1 'FAIL f_inline\(\) \(include/linux/uio.h\) has no row' -- cc "$ct/norow.md" 0
+grep -v f_fmt "$ct/ok.md" > "$ct/annotated.md"
+expect contracts-annotated-inline 1 'FAIL f_fmt\(\) \(include/linux/uio.h\) has no row' -- cc "$ct/annotated.md"
 sed 's/t_one/t_nosuch/' "$ct/ok.md" > "$ct/notest.md"
 expect contracts-unknown-test 1 'f_one\(\): no test case t_nosuch' -- cc "$ct/notest.md"
+for fake in t_bench name t_commented t_dead; do
+	sed "s/t_one/$fake/" "$ct/ok.md" > "$ct/fake-$fake.md"
+	expect "contracts-not-a-test-$fake" 1 "no test case $fake" -- cc "$ct/fake-$fake.md"
+done
 sed 's/| .t_one. |/| |/' "$ct/ok.md" > "$ct/empty.md"
-expect contracts-row-without-test 1 'f_one\(\): the test cell names no test' -- cc "$ct/empty.md"
+expect contracts-row-without-test 1 'f_one\(\): the test cell must be' -- cc "$ct/empty.md"
+sed 's/| .t_one. |/| gap, see t_one |/' "$ct/ok.md" > "$ct/gapsee.md"
+expect contracts-gap-with-words 1 'f_one\(\): the test cell must be' -- cc "$ct/gapsee.md"
+sed 's/| .f_inline(). | says yes/| f_inline() | says yes/' "$ct/ok.md" > "$ct/hidden.md"
+expect contracts-hidden-gap 1 'not a row of' -- cc "$ct/hidden.md" 0
+sed 's/| KVEC BVEC |/| KVEC user |/' "$ct/ok.md" > "$ct/types.md"
+expect contracts-bad-type 1 'types must be words of .*: not user' -- cc "$ct/types.md"
 expect contracts-gaps-over 1 '1 gap rows, over the 0 allowed' -- cc "$ct/ok.md" 0
 expect contracts-gaps-under 1 'lower CONTRACT_MAX_GAPS to 1' -- cc "$ct/ok.md" 2
 sed 's/f_gone/f_one/' "$ct/ok.md" > "$ct/absent.md"
 expect contracts-absent-but-present 1 'f_one\(\) says absent, but the tree has it' -- cc "$ct/absent.md"
-sed -n 's/f_one/f_stale/p' "$ct/ok.md" >> "$ct/ok.md.new" && cat "$ct/ok.md.new" >> "$ct/ok.md"
-expect contracts-stale-row 1 'f_stale\(\) is not an export' -- cc "$ct/ok.md"
+mapfile -t ctrows < <(grep '^| .f_' "$ct/ok.md")
+ctab "${ctrows[@]}" "$(sed -n 's/^\(| .\)f_one/\1f_stale/p' "$ct/ok.md")" > "$ct/stale.md"
+expect contracts-stale-row 1 'f_stale\(\) is not an export' -- cc "$ct/stale.md"
 
 # --- make divergence fails above the line's limit ---------------------------------
 expect divergence-over-limit 1 'is above DIVERGENCE_MAX=1' -- env DIVERGENCE_MAX=1 bash "$TOP/ci/divergence.sh"
