@@ -161,7 +161,8 @@ def source_cases(paths):
     cases = set()
     for path in paths.split(','):
         with open(path, encoding='utf-8') as f:
-            cases.update(re.findall(r'KUNIT_CASE\w*\(\s*(\w+)', f.read()))
+            # KUNIT_CASE*(), and a file's own wrappers of them (*_CASE_PARAMS()).
+            cases.update(re.findall(r'\b(?:KUNIT_CASE\w*|\w+_CASE_PARAMS)\(\s*(\w+)', f.read()))
     return cases
 
 
