@@ -23,7 +23,7 @@ The check fails when
     does not have (and does not say `absent`), or says `absent` of one it has;
   - a row names a test that is not a case of the line's test files;
   - there are more gap rows than the line allows (--max-gaps, the ratchet
-    in ci/<line>/line.conf), or fewer: then the allowance must come down.
+    in ci/<line>/contracts.conf), or fewer: then the allowance must come down.
 
 The functions: every EXPORT_SYMBOL*() of lib/iov_iter.c (the namespaced
 and module-limited ones too), and every static inline function defined
@@ -160,7 +160,7 @@ def main():
     ap.add_argument('--skip-suites', nargs='*', default=[],
                     help='KUnit suites whose cases are not tests (benchmarks)')
     ap.add_argument('--exclude', nargs='*', default=[],
-                    help='functions the table leaves out (the line.conf says why)')
+                    help='functions the table leaves out (ci/<line>/contracts.conf says why)')
     args = ap.parse_args()
 
     have = functions(args.tree, args.exclude)

@@ -2,7 +2,7 @@
 # The line's contract table, Documentation/<line>/contracts.md, against its
 # tree at the tip (ci/contracts.py says what is checked): every exported
 # function of lib/iov_iter.c and every inline of uio.h and iov_iter.h has a
-# row, every row names a test case of CONTRACT_TESTS (line.conf) or says
+# row, every row names a test case of CONTRACT_TESTS (ci/<line>/contracts.conf) or says
 # gap, and the gap rows are exactly CONTRACT_MAX_GAPS, a ratchet that only
 # comes down.  make docs runs it for every line that has a table.
 set -euo pipefail
@@ -11,8 +11,12 @@ set -euo pipefail
 doc=$TOP/Documentation/$LINE_NAME/contracts.md
 repro="make docs  # or: LINE=$LINE_NAME bash ci/contracts.sh"
 [ -f "$doc" ] || die "$LINE_NAME has no ${doc#"$TOP"/}" "$repro"
-[ -n "${CONTRACT_TESTS:-}" ] || die "ci/$LINE_NAME/line.conf sets no CONTRACT_TESTS" "$repro"
-[ -n "${CONTRACT_MAX_GAPS:-}" ] || die "ci/$LINE_NAME/line.conf sets no CONTRACT_MAX_GAPS" "$repro"
+conf=$LINED/contracts.conf
+[ -f "$conf" ] || die "$LINE_NAME has a contract table but no ci/$LINE_NAME/contracts.conf" "$repro"
+# shellcheck source=mainline/contracts.conf
+. "$conf"
+[ -n "${CONTRACT_TESTS:-}" ] || die "ci/$LINE_NAME/contracts.conf sets no CONTRACT_TESTS" "$repro"
+[ -n "${CONTRACT_MAX_GAPS:-}" ] || die "ci/$LINE_NAME/contracts.conf sets no CONTRACT_MAX_GAPS" "$repro"
 [ -f "$TREE/lib/iov_iter.c" ] || die "$TREE has no lib/iov_iter.c" "make$LINEOPT tree"
 read -r -a tests <<< "$CONTRACT_TESTS"
 read -r -a skip <<< "${CONTRACT_SKIP_SUITES:-}"

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # make kselftest [LINE=mainline] [REV=<commit>]: the line's user-mode
-# kselftests (KSELFTEST_TARGETS in its line.conf, directories under
-# tools/testing/selftests/), run in a guest of the line's tip (or REV):
-# an x86_64 kernel from tinyconfig + configs/kselftest.config, built
-# with ccache, and an initramfs whose
+# kselftests (KSELFTEST_TARGETS in its line.conf: a directory under
+# tools/testing/selftests/ for every program its Makefile lists, or
+# dir:prog[,prog] for only those, built by name, where the directory's
+# other programs need more than this guest has), run in a guest of the
+# line's tip (or REV): an x86_64 kernel from tinyconfig +
+# configs/kselftest.config + configs/kselftest-<dir>.config for each
+# directory that has one and a program in the run, built with ccache,
+# and an initramfs whose
 # /init (ci/guest-init.c) mounts a tmpfs on /tmp, runs every test program
 # and reboots (QEMU's -no-reboot ends the run).  The programs are built with kselftest's own Makefiles,
 # static.  kunit.py parses their TAP (it reads kselftest's TAP 13 as well
@@ -38,43 +42,61 @@ dest=$OUT/kselftest${REV:+-rev}${KSELFTEST_RUN:+-$KSELFTEST_RUN}
 rm -rf "$dest"
 mkdir -p "$dest" "$KD/obj" "$KD/progs"
 
-# --- The kernel ---------------------------------------------------------------
-cc=gcc
-! command -v ccache >/dev/null || cc="ccache gcc"
-blog=$dest/build.log
-log "building the guest kernel of $(git -C "$src" log -1 --format='%h %s') (log: ${blog#"$TOP"/})"
-{
-	make -s -C "$src" O="$KD/obj" ARCH=x86_64 CC="$cc" tinyconfig &&
-	"$src/scripts/kconfig/merge_config.sh" -m -O "$KD/obj" "$KD/obj/.config" \
-		"$TOP/configs/kselftest.config" &&
-	make -s -C "$src" O="$KD/obj" ARCH=x86_64 CC="$cc" olddefconfig &&
-	make -s -C "$src" O="$KD/obj" ARCH=x86_64 CC="$cc" -j"$(nproc)" bzImage
-} > "$blog" 2>&1 || { tail -n 30 "$blog" >&2; die "building the guest kernel failed (log: ${blog#"$TOP"/})" "$repro"; }
-# merge_config.sh only warns about a symbol the tree does not take.
-while read -r sym; do
-	grep -qx "$sym=y" "$KD/obj/.config" || die "the guest kernel has no $sym=y" "$repro"
-done < <(sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=y$/\1/p' "$TOP/configs/kselftest.config")
-
 # --- The test programs, with kselftest's Makefiles -----------------------------
+blog=$dest/build.log
+: > "$blog"
 progs=()
-for t in $KSELFTEST_TARGETS; do
+frags=("$TOP/configs/kselftest.config")
+for spec in $KSELFTEST_TARGETS; do
+	t=${spec%%:*}
 	d=$src/tools/testing/selftests/$t
 	[ -f "$d/Makefile" ] || die "the tree has no tools/testing/selftests/$t/Makefile" "$repro"
 	rm -rf "${KD:?}/progs/$t"
 	mkdir -p "$KD/progs/$t"
-	make -s -C "$d" OUTPUT="$KD/progs/$t" LDFLAGS=-static >> "$blog" 2>&1 ||
-		{ tail -n 20 "$blog" >&2; die "building the $t kselftests failed (log: ${blog#"$TOP"/})" "$repro"; }
-	# TEST_GEN_PROGS, as the Makefile lists them.
-	# shellcheck disable=SC2016 # make's variables, not the shell's
-	for p in $(make -s -C "$d" OUTPUT="$KD/progs/$t" -f Makefile -f - <<< 'print-progs: ; @echo $(notdir $(TEST_GEN_PROGS))' print-progs 2>/dev/null); do
+	if [ "$spec" = "$t" ]; then
+		make -s -C "$d" OUTPUT="$KD/progs/$t" LDFLAGS=-static >> "$blog" 2>&1 ||
+			{ tail -n 20 "$blog" >&2; die "building the $t kselftests failed (log: ${blog#"$TOP"/})" "$repro"; }
+		# TEST_GEN_PROGS, as the Makefile lists them.
+		# shellcheck disable=SC2016 # make's variables, not the shell's
+		names=$(make -s -C "$d" OUTPUT="$KD/progs/$t" -f Makefile -f - <<< 'print-progs: ; @echo $(notdir $(TEST_GEN_PROGS))' print-progs 2>/dev/null)
+	else
+		names=${spec#*:}
+		names=${names//,/ }
+		for p in $names; do
+			make -s -C "$d" OUTPUT="$KD/progs/$t" LDFLAGS=-static "$KD/progs/$t/$p" >> "$blog" 2>&1 ||
+				{ tail -n 20 "$blog" >&2; die "building the $t kselftest $p failed (log: ${blog#"$TOP"/})" "$repro"; }
+		done
+	fi
+	used=0
+	for p in $names; do
 		[ -x "$KD/progs/$t/$p" ] || die "$t: $p was not built" "$repro"
 		if [ -n "${KSELFTEST_PROGS:-}" ] && [[ " $KSELFTEST_PROGS " != *" $p "* ]]; then
 			continue
 		fi
 		progs+=("$t/$p")
+		used=1
 	done
+	# What the directory's programs need of the guest kernel.
+	if [ "$used" = 1 ] && [ -f "$TOP/configs/kselftest-$t.config" ]; then
+		frags+=("$TOP/configs/kselftest-$t.config")
+	fi
 done
 [ ${#progs[@]} -gt 0 ] || die "the kselftests of $KSELFTEST_TARGETS list no TEST_GEN_PROGS${KSELFTEST_PROGS:+ named $KSELFTEST_PROGS}" "$repro"
+
+# --- The kernel ---------------------------------------------------------------
+cc=gcc
+! command -v ccache >/dev/null || cc="ccache gcc"
+log "building the guest kernel of $(git -C "$src" log -1 --format='%h %s') (log: ${blog#"$TOP"/})"
+{
+	make -s -C "$src" O="$KD/obj" ARCH=x86_64 CC="$cc" tinyconfig &&
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$KD/obj" "$KD/obj/.config" "${frags[@]}" &&
+	make -s -C "$src" O="$KD/obj" ARCH=x86_64 CC="$cc" olddefconfig &&
+	make -s -C "$src" O="$KD/obj" ARCH=x86_64 CC="$cc" -j"$(nproc)" bzImage
+} >> "$blog" 2>&1 || { tail -n 30 "$blog" >&2; die "building the guest kernel failed (log: ${blog#"$TOP"/})" "$repro"; }
+# merge_config.sh only warns about a symbol the tree does not take.
+while read -r sym; do
+	grep -qx "$sym=y" "$KD/obj/.config" || die "the guest kernel has no $sym=y" "$repro"
+done < <(sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=y$/\1/p' "${frags[@]}")
 
 # --- The initramfs: the kernel's own writer, from the tree -----------------------
 gcc -O2 -Wall -static -o "$KD/init" "$TOP/ci/guest-init.c" || die "compiling ci/guest-init.c failed" "$repro"

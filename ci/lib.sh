@@ -249,7 +249,8 @@ driverscfg() {
 }
 
 # mutant_verdict RESULTS: how a mutated kernel's failed KUnit run failed,
-# from its results.tsv (ci/kunit.sh): "caught" when a test case failed, or
+# from its results.tsv (ci/kunit.sh, or ci/kselftest.sh, whose cases are
+# <dir>/<program>:<case>): "caught" when a test case failed, or
 # the guest died with the manifest naming the cases that never ran, or the
 # splat scan found the kernel's own check firing (a WARN); "nobuild" when
 # there are no results (the mutated tree did not build, so nothing was
@@ -260,7 +261,8 @@ mutant_verdict() {
 	if [ ! -s "$1" ]; then
 		echo nobuild
 	elif awk -F'\t' '$1 == "FAIL" { n = $2; sub(/^[^:]+:/, "", n)
-		if (n != "kunit.py" && (n ~ /^[A-Za-z0-9_]+\.[^ ]+$/ || n ~ /^manifest:/ || n == "splat-scan")) f = 1 }
+		if (n != "kunit.py" && (n ~ /^[A-Za-z0-9_]+\.[^ ]+$/ || n ~ /^manifest:/ || n == "splat-scan" ||
+		    n ~ /^[A-Za-z0-9_-]+\/[A-Za-z0-9_-]+:[^ ]/)) f = 1 }
 		END { exit !f }' "$1"; then
 		echo caught
 	else

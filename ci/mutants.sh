@@ -5,7 +5,10 @@
 # ci/kunit.sh, and must fail.  The file is restored after each one, and on
 # any exit.  The unmutated tip must pass first.  A mutation with a fifth
 # column ARCH[:VARIANT] runs there instead (a bug that shows only with
-# highmem, say); the tip must pass there first too.
+# highmem, say); the tip must pass there first too.  A fifth column
+# "kselftest" runs the line's user-mode kselftests (ci/kselftest.sh) in a
+# guest of the mutated tree instead, for a bug only user memory that
+# faults can show.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -19,20 +22,29 @@ rm -rf "$res"
 mkdir -p "$res"
 trap 'tgit checkout -q -- .' EXIT
 
-# run NAME [ARCH[:VARIANT]]: build and run the suite; 0 if it passed every check.
+# run NAME [ARCH[:VARIANT]|kselftest]: build and run the suite; 0 if it
+# passed every check.
 run() {
 	local where=${2:-$ARCH}
+	if [ "$where" = kselftest ]; then
+		KSELFTEST_RUN=mutant-$1 KSELFTEST_TIMEOUT=${MUTANT_TIMEOUT:-300} REV='' \
+			bash "$TOP/ci/kselftest.sh" < /dev/null > "$res/$1.log" 2>&1
+		return
+	fi
 	RUN_NAME=mutant-$1 ARCH=${where%%:*} VARIANT=$([ "$where" = "${where#*:}" ] || echo "${where#*:}") \
 		REV='' KUNIT_TIMEOUT=${MUTANT_TIMEOUT:-120} \
-		bash "$TOP/ci/kunit.sh" > "$res/$1.log" 2>&1
+		bash "$TOP/ci/kunit.sh" < /dev/null > "$res/$1.log" 2>&1
 }
 
-for where in "$ARCH" $(awk -F'\t' '!/^#/ && NF >= 5 { print $5 }' "$LIST" | sort -u); do
+# The baselines the list needs: ARCH for the mutations without a fifth
+# column, and each fifth column.
+for where in $(awk -F'\t' -v a="$ARCH" '!/^#/ && NF >= 4 { print (NF >= 5 && $5 != "" ? $5 : a) }' "$LIST" | sort -u); do
 	log "baseline: the unmutated tip ($where)"
 	if ! run "baseline-${where/:/-}" "$where"; then
 		tail -n 30 "$res/baseline-${where/:/-}.log" >&2
 		die "the suite fails without any mutation: fix that first" \
-			"make$LINEOPT kunit ARCH=${where%%:*}$([ "$where" = "${where#*:}" ] || echo " VARIANT=${where#*:}")"
+			"$([ "$where" = kselftest ] && echo "make$LINEOPT kselftest" ||
+				echo "make$LINEOPT kunit ARCH=${where%%:*}$([ "$where" = "${where#*:}" ] || echo " VARIANT=${where#*:}")")"
 	fi
 done
 
@@ -60,7 +72,11 @@ PY
 		# Only a failing case (or a crash the manifest names, or a
 		# splat) catches a mutation; a build error or a bare kunit.py
 		# failure proves nothing about the suite.
-		v=$(mutant_verdict "$OUT/kunit/mutant-$name/results.tsv")
+		if [ "${where:-}" = kselftest ]; then
+			v=$(mutant_verdict "$OUT/kselftest-mutant-$name/results.tsv")
+		else
+			v=$(mutant_verdict "$OUT/kunit/mutant-$name/results.tsv")
+		fi
 		why=$(grep -m1 -E '^FAIL|build for .* failed' "$res/$name.log" | cut -c1-100 || true)
 		case $v in
 		caught)
