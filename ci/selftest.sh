@@ -492,6 +492,11 @@ printf 'PASS\tx86_64:iov_iter.a\nFAIL\tx86_64:iov_iter.b\n' > "$mv_/case"
 printf 'FAIL\tx86_64:ktap\nFAIL\tx86_64:manifest:expected-tests\n' > "$mv_/crash"
 printf 'PASS\tx86_64:iov_iter.a\nFAIL\tx86_64:splat-scan\n' > "$mv_/splat"
 printf 'PASS\tx86_64:iov_iter.a\nFAIL\tx86_64:kunit.py\n' > "$mv_/exit"
+# The kselftests' results (ci/kselftest.sh): a failed case, or a case the
+# plan promised that never ran, catches; a bare exit status does not.
+printf 'PASS\tkselftest:net/udp_csum_fault:udp_fault.a.send\nFAIL\tkselftest:net/udp_csum_fault:udp_fault.a.recv\n' > "$mv_/ks-case"
+printf 'FAIL\tkselftest:iov_iter/iov_fault:case 3 of the plan: no result\n' > "$mv_/ks-crash"
+printf 'PASS\tkselftest:net/udp_csum_fault:udp_fault.a.send\nFAIL\tkselftest:net/udp_csum_fault: did not exit 0\nFAIL\tkselftest: the guest did not finish\n' > "$mv_/ks-exit"
 : > "$mv_/empty"
 # shellcheck disable=SC2016 # the inner shell expands them
 mvc() { bash -c 'set -euo pipefail; . "$1/ci/lib.sh"; mutant_verdict "$2"' _ "$TOP" "$1"; }
@@ -499,6 +504,9 @@ expect mutant-case-caught 0 '^caught$' -- mvc "$mv_/case"
 expect mutant-crash-caught 0 '^caught$' -- mvc "$mv_/crash"
 expect mutant-splat-caught 0 '^caught$' -- mvc "$mv_/splat"
 expect mutant-exit-unproven 0 '^other$' -- mvc "$mv_/exit"
+expect mutant-kselftest-case-caught 0 '^caught$' -- mvc "$mv_/ks-case"
+expect mutant-kselftest-crash-caught 0 '^caught$' -- mvc "$mv_/ks-crash"
+expect mutant-kselftest-exit-unproven 0 '^other$' -- mvc "$mv_/ks-exit"
 expect mutant-nobuild 0 '^nobuild$' -- mvc "$mv_/empty"
 expect mutant-missing-nobuild 0 '^nobuild$' -- mvc "$mv_/none"
 
