@@ -37,7 +37,8 @@ run() {
 }
 
 # The baselines the list needs: ARCH for the mutations without a fifth
-# column, and each fifth column.
+# column, and each fifth column (one word each: ARCH[:VARIANT] or kselftest).
+# shellcheck disable=SC2013
 for where in $(awk -F'\t' -v a="$ARCH" '!/^#/ && NF >= 4 { print (NF >= 5 && $5 != "" ? $5 : a) }' "$LIST" | sort -u); do
 	log "baseline: the unmutated tip ($where)"
 	if ! run "baseline-${where/:/-}" "$where"; then
