@@ -13,6 +13,8 @@ repro="make docs  # or: LINE=$LINE_NAME bash ci/contracts.sh"
 [ -f "$doc" ] || die "$LINE_NAME has no ${doc#"$TOP"/}" "$repro"
 conf=$LINED/contracts.conf
 [ -f "$conf" ] || die "$LINE_NAME has a contract table but no ci/$LINE_NAME/contracts.conf" "$repro"
+# Only contracts.conf decides: a value line.conf still has is not used.
+unset CONTRACT_TESTS CONTRACT_MAX_GAPS CONTRACT_SKIP_SUITES CONTRACT_EXCLUDE
 # shellcheck source=mainline/contracts.conf
 . "$conf"
 [ -n "${CONTRACT_TESTS:-}" ] || die "ci/$LINE_NAME/contracts.conf sets no CONTRACT_TESTS" "$repro"

@@ -148,6 +148,12 @@ if not plan or int(plan[1]) != len(cases) or not cases:
     print(f'FAIL\tkselftest:{prog}: planned {plan[1] if plan else "no"} cases, TAP gave {len(cases)}')
     sys.exit(1)
 PY
+	# A program whose every case skipped tested nothing (a guest that
+	# lacks what it needs): that fails too.
+	if ! grep -q "^PASS	kselftest:$p:" "$results"; then
+		printf 'FAIL\tkselftest:%s: no case passed (all skipped?)\n' "$p" >> "$results"
+		rc=1
+	fi
 	grep -qx "guest-init: /$name exited 0" "$console" || {
 		printf 'FAIL\tkselftest:%s: did not exit 0\n' "$p" >> "$results"
 		rc=1

@@ -36,6 +36,7 @@ run() {
 		bash "$TOP/ci/kunit.sh" < /dev/null > "$res/$1.log" 2>&1
 }
 
+grep -qv -e '^#' -e '^$' "$LIST" || die "$LIST lists no mutation" "make$LINEOPT mutants"
 # The baselines the list needs: ARCH for the mutations without a fifth
 # column, and each fifth column (one word each: ARCH[:VARIANT] or kselftest).
 # shellcheck disable=SC2013
