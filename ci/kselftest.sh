@@ -101,8 +101,12 @@ done < <(sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=y$/\1/p' "${frags[@]}")
 # --- The initramfs: the kernel's own writer, from the tree -----------------------
 gcc -O2 -Wall -static -o "$KD/init" "$TOP/ci/guest-init.c" || die "compiling ci/guest-init.c failed" "$repro"
 gcc -O2 -o "$KD/gen_init_cpio" "$src/usr/gen_init_cpio.c" || die "compiling usr/gen_init_cpio.c failed" "$repro"
+# The device nodes a minimal system has: the console, and the memory
+# devices that tests read from (iov_fault reads /dev/zero).
 {
-	printf 'dir /dev 0755 0 0\nnod /dev/console 0600 0 0 c 5 1\nfile /init %s 0755 0 0\n' "$KD/init"
+	printf 'dir /dev 0755 0 0\nnod /dev/console 0600 0 0 c 5 1\n'
+	printf 'nod /dev/null 0666 0 0 c 1 3\nnod /dev/zero 0666 0 0 c 1 5\n'
+	printf 'file /init %s 0755 0 0\n' "$KD/init"
 	for p in "${progs[@]}"; do
 		printf 'file /%s %s 0755 0 0\n' "${p##*/}" "$KD/progs/$p"
 	done
