@@ -23,7 +23,11 @@ The check fails when
     does not have (and does not say `absent`), or says `absent` of one it has;
   - a row names a test that is not a case of the line's test files;
   - there are more gap rows than the line allows (--max-gaps, the ratchet
-    in ci/<line>/contracts.conf), or fewer: then the allowance must come down.
+    in ci/<line>/contracts.conf), or fewer: then the allowance must come down;
+  - with --gap-reasons, a function with a gap row has no bullet in the
+    section headed "## Why the gap rows have no test", or a bullet there
+    names a function with no gap row (a reason outliving its gap).  A
+    bullet starts with the function in backticks: "- `f()` ...".
 
 The functions: every EXPORT_SYMBOL*() of lib/iov_iter.c (the namespaced
 and module-limited ones too), and every static inline function defined
@@ -37,7 +41,7 @@ TEST_F(fixture, name), written <file stem>:<name>.  Comments, #define
 lines and #if 0 blocks are not read.
 
     contracts.py --tree TREE --doc contracts.md --tests FILE... --max-gaps N
-        [--skip-suites NAME...] [--exclude NAME...]
+        [--skip-suites NAME...] [--exclude NAME...] [--gap-reasons]
 """
 import argparse
 import os
@@ -59,6 +63,8 @@ HEADER = re.compile(r'^\|\s*function\s*\|\s*promise\s*\|\s*types\s*\|\s*test\s*\
 SEPARATOR = re.compile(r'^\|(?:\s*:?-+:?\s*\|){4}\s*$')
 TESTCELL = re.compile(r'^`[\w.:-]+`(?:\s*,\s*`[\w.:-]+`)*$')
 TESTNAME = re.compile(r'`([\w.:-]+)`')
+REASONS = re.compile(r'^##\s+Why the gap rows have no test\s*$')
+REASON = re.compile(r'^- `(\w+)\(\)`')
 TYPES = {'UBUF', 'IOVEC', 'KVEC', 'BVEC', 'FOLIOQ', 'XARRAY', 'DISCARD', 'PIPE', 'any', '-'}
 
 
@@ -149,6 +155,25 @@ def tests(paths, skip_suites=()):
     return names
 
 
+def reason_errors(lines, gap_names, doc):
+    """The gap rows' functions against the reason bullets of their section."""
+    heads = [n for n, line in enumerate(lines) if REASONS.match(line)]
+    if len(heads) != 1:
+        return [f'{doc} must have one section "## Why the gap rows have no test", '
+                f'not {len(heads)}'] if gap_names or heads else []
+    reasons = set()
+    for line in lines[heads[0] + 1:]:
+        if line.startswith('## '):
+            break
+        m = REASON.match(line)
+        if m:
+            reasons.add(m.group(1))
+    return ([f'{n}() has a gap row but no reason in "Why the gap rows have no test"'
+             for n in sorted(gap_names - reasons)] +
+            [f'{n}() has a reason in "Why the gap rows have no test" but no gap row'
+             for n in sorted(reasons - gap_names)])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--tree', required=True, help="the line's kernel tree")
@@ -161,6 +186,8 @@ def main():
                     help='KUnit suites whose cases are not tests (benchmarks)')
     ap.add_argument('--exclude', nargs='*', default=[],
                     help='functions the table leaves out (ci/<line>/contracts.conf says why)')
+    ap.add_argument('--gap-reasons', action='store_true',
+                    help='every function with a gap row must have a reason bullet')
     args = ap.parse_args()
 
     have = functions(args.tree, args.exclude)
@@ -172,6 +199,7 @@ def main():
 
     rows = {}
     gaps = []
+    gap_names = set()
     errors = []
     with open(args.doc) as f:
         lines = f.read().split('\n')
@@ -210,6 +238,7 @@ def main():
                           'inline of uio.h/iov_iter.h in this tree (stale row?)')
         if cell == 'gap':
             gaps.append(f'{where}: {name}(): {promise.strip()}')
+            gap_names.add(name)
             continue
         if not TESTCELL.match(cell):
             errors.append(f'{where}: {name}(): the test cell must be gap, absent, or '
@@ -222,6 +251,8 @@ def main():
     for name, src in have:
         if name not in rows:
             errors.append(f'{name}() ({src}) has no row')
+    if args.gap_reasons:
+        errors.extend(reason_errors(lines, gap_names, os.path.basename(args.doc)))
 
     covered = len([n for n in have_names if n in rows])
     print(f'contracts: {len(have)} functions, {covered} with rows, '

@@ -4,7 +4,8 @@
 # function of lib/iov_iter.c and every inline of uio.h and iov_iter.h has a
 # row, every row names a test case of CONTRACT_TESTS (ci/<line>/contracts.conf) or says
 # gap, and the gap rows are exactly CONTRACT_MAX_GAPS, a ratchet that only
-# comes down.  make docs runs it for every line that has a table.
+# comes down; with CONTRACT_GAP_REASONS, each gap row's function has its
+# reason in the table's "Why the gap rows have no test".  make docs runs it for every line that has a table.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -14,7 +15,7 @@ repro="make docs  # or: LINE=$LINE_NAME bash ci/contracts.sh"
 conf=$LINED/contracts.conf
 [ -f "$conf" ] || die "$LINE_NAME has a contract table but no ci/$LINE_NAME/contracts.conf" "$repro"
 # Only contracts.conf decides: a value line.conf still has is not used.
-unset CONTRACT_TESTS CONTRACT_MAX_GAPS CONTRACT_SKIP_SUITES CONTRACT_EXCLUDE
+unset CONTRACT_TESTS CONTRACT_MAX_GAPS CONTRACT_SKIP_SUITES CONTRACT_EXCLUDE CONTRACT_GAP_REASONS
 # shellcheck source=mainline/contracts.conf
 . "$conf"
 [ -n "${CONTRACT_TESTS:-}" ] || die "ci/$LINE_NAME/contracts.conf sets no CONTRACT_TESTS" "$repro"
@@ -31,5 +32,6 @@ done
 dirty=$(tgit status --porcelain -- lib/iov_iter.c include/linux/uio.h include/linux/iov_iter.h "${tests[@]}")
 [ -z "$dirty" ] || die "$TREE has uncommitted changes to the files the table is checked against: $dirty" "make$LINEOPT tree"
 python3 "$TOP/ci/contracts.py" --tree "$TREE" --doc "$doc" --tests "${tests[@]}" \
-	--max-gaps "$CONTRACT_MAX_GAPS" --skip-suites "${skip[@]}" --exclude "${exclude[@]}" ||
+	--max-gaps "$CONTRACT_MAX_GAPS" --skip-suites "${skip[@]}" --exclude "${exclude[@]}" \
+	${CONTRACT_GAP_REASONS:+--gap-reasons} ||
 	die "${doc#"$TOP"/} does not match $LINE_NAME's tree" "$repro"

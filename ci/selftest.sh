@@ -561,7 +561,7 @@ ctab() { printf '# t\n\n| function | promise | types | test |\n|---|---|---|---|
 ctab '| `f_one()` | returns 0 | any | `t_one` |' '| `f_two()` | does two | KVEC BVEC | `t_two`, `t:t_user` |' \
 	'| `f_inline()` | says yes | any | gap |' '| `f_fmt()` | formats | - | `t_one` |' \
 	'| `f_mod()` | for modules | UBUF | `t_two` |' '| `f_gone()` | not here | - | absent |' > "$ct/ok.md"
-cc() { python3 "$TOP/ci/contracts.py" --tree "$ct" --doc "$1" --tests t/t.c --max-gaps "${2:-1}" --skip-suites bench; }
+cc() { python3 "$TOP/ci/contracts.py" --tree "$ct" --doc "$1" --tests t/t.c --max-gaps "${2:-1}" --skip-suites bench "${@:3}"; }
 expect contracts-ok 0 '^contracts: 5 functions, 5 with rows, 6 rows, 1 gap rows' -- cc "$ct/ok.md"
 grep -v f_inline "$ct/ok.md" > "$ct/norow.md"
 expect contracts-function-without-row 1 'FAIL f_inline\(\) \(include/linux/uio.h\) has no row' -- cc "$ct/norow.md" 0
@@ -588,6 +588,14 @@ expect contracts-absent-but-present 1 'f_one\(\) says absent, but the tree has i
 mapfile -t ctrows < <(grep '^| .f_' "$ct/ok.md")
 ctab "${ctrows[@]}" "$(sed -n 's/^\(| .\)f_one/\1f_stale/p' "$ct/ok.md")" > "$ct/stale.md"
 expect contracts-stale-row 1 'f_stale\(\) is not an export' -- cc "$ct/stale.md"
+# shellcheck disable=SC2016 # the backticks are markdown
+{ cat "$ct/ok.md"; printf '\n## Why the gap rows have no test\n\n- `f_inline()`: needs a fake.\n'; } > "$ct/reasons.md"
+expect contracts-gap-reasons-ok 0 '1 gap rows' -- cc "$ct/reasons.md" 1 --gap-reasons
+expect contracts-gap-reasons-no-section 1 'must have one section "## Why the gap rows have no test"' -- cc "$ct/ok.md" 1 --gap-reasons
+grep -v '^- .f_inline()' "$ct/reasons.md" > "$ct/reason-missing.md"
+expect contracts-gap-without-reason 1 'f_inline\(\) has a gap row but no reason' -- cc "$ct/reason-missing.md" 1 --gap-reasons
+sed 's/- .f_inline()./- `f_one()`/' "$ct/reasons.md" > "$ct/reason-stale.md"
+expect contracts-reason-without-gap 1 'f_one\(\) has a reason .* but no gap row' -- cc "$ct/reason-stale.md" 1 --gap-reasons
 
 # --- make divergence fails above the line's limit ---------------------------------
 expect divergence-over-limit 1 'is above DIVERGENCE_MAX=1' -- env DIVERGENCE_MAX=1 bash "$TOP/ci/divergence.sh"
