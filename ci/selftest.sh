@@ -594,6 +594,7 @@ expect contracts-gap-reasons-ok 0 '1 gap rows' -- cc "$ct/reasons.md" 1 --gap-re
 expect contracts-gap-reasons-no-section 1 'must have one section "## Why the gap rows have no test"' -- cc "$ct/ok.md" 1 --gap-reasons
 grep -v '^- .f_inline()' "$ct/reasons.md" > "$ct/reason-missing.md"
 expect contracts-gap-without-reason 1 'f_inline\(\) has a gap row but no reason' -- cc "$ct/reason-missing.md" 1 --gap-reasons
+# shellcheck disable=SC2016 # the backticks are markdown
 sed 's/- .f_inline()./- `f_one()`/' "$ct/reasons.md" > "$ct/reason-stale.md"
 expect contracts-reason-without-gap 1 'f_one\(\) has a reason .* but no gap row' -- cc "$ct/reason-stale.md" 1 --gap-reasons
 
