@@ -10,7 +10,11 @@ kernel tree); this script only adds what kunit.py does not do:
     names, with the reason it gives, and a listed case that runs fails too,
     so the list stays what the runs do;
   * a kernel splat scan of the whole console (WARN, BUG, Oops, KASAN, UBSAN,
-    lockdep, RCU stalls, ...) with an allowlist of known-harmless lines.
+    lockdep, RCU stalls, ...) with an allowlist of known-harmless lines;
+  * an expected-warnings list, for kernels whose KUnit cannot count a
+    warning itself: the WARNs a case must print, in order, between its
+    own KTAP lines.  A listed case that prints fewer, more or other
+    warnings fails; the warnings it was meant to print are not splats.
 
 It writes one result per test case and per guard as TSV lines
 (status<TAB>name) with --results, and exits 1 when anything failed.
@@ -74,7 +78,7 @@ def read_patterns(path, what):
     return pats
 
 
-def scan_splats(lines, deny, allow):
+def scan_splats(lines, deny, allow, covered=frozenset()):
     """Line numbers and text of splat lines that no allowlist entry covers.
 
     An allowlist entry is a regex for single lines, or a BLOCK: from a line
@@ -93,6 +97,8 @@ def scan_splats(lines, deny, allow):
             if start.search(line):
                 block_end, block_left = end, BLOCK_MAX_LINES
                 break
+        if lineno - 1 in covered:
+            continue
         if block_end is not None:
             block_left -= 1
             if block_end.search(line) or block_left == 0:
@@ -101,6 +107,133 @@ def scan_splats(lines, deny, allow):
         if any(p.search(line) for p in deny) and not any(p.search(line) for p in singles):
             splats.append(f'{lineno}: {line.strip()}')
     return splats
+
+
+WARNING = re.compile(r'\bWARNING: ')
+CUT_HERE = re.compile(r'-+\[ cut here \]-+')
+END_TRACE = re.compile(r'---\[ end trace [0-9a-f]* \]---')
+WARN_BLOCK_MAX_LINES = 100
+
+
+def read_expected_warnings(path, run):
+    """The (suite.case, regex) pairs of the list for this run, in file order.
+
+    Each line: a glob of run names (x86_64, i386-kmap-force, *), a
+    suite.case name and an extended regex that the case's WARNING: line
+    must match (the file and function it names), separated by white
+    space.  A case with several warnings has one line for each, in the
+    order it prints them.  The run glob is for what differs by arch: a
+    WARN_ON_ONCE in an inline function warns once per call site where the
+    arch's bug table keeps the flag (x86, arm64, s390), once per function
+    where a static variable does (UML).
+    """
+    if not os.path.isfile(path):
+        sys.exit(f'ktap_check: expected-warnings file {path} is missing')
+    entries = []
+    with open(path, encoding='utf-8') as f:
+        for lineno, line in enumerate(f, 1):
+            line = line.strip()
+            if not line or line.startswith('#'):
+                continue
+            fields = line.split(None, 2)
+            if len(fields) < 3 or fields[1].count('.') != 1:
+                sys.exit(f'ktap_check: {path}:{lineno}: want "<run glob> <suite.case> <regex>"')
+            try:
+                pat = re.compile(fields[2])
+            except re.error as exc:
+                sys.exit(f'ktap_check: {path}:{lineno}: bad regex: {exc}')
+            if fnmatch.fnmatch(run, fields[0]):
+                entries.append((fields[1], pat))
+    return entries
+
+
+KTAP_SUBTEST = re.compile(r'^(\s*)# Subtest: (\S+)\s*$')
+KTAP_EVENT = re.compile(r'^(\s*)(?:(?:not )?ok \d+ (?:- )?(\S+)|1\.\.\d+)')
+
+
+def case_spans(lines, wanted):
+    """The console lines (first, last: 0-based, inclusive) of each suite.case
+    of @wanted: from the KTAP line before the case's own (its suite's plan
+    or header, or the previous case's result) to the case's result line."""
+    spans = {}
+    for idx, line in enumerate(lines):
+        m = KTAP_SUBTEST.match(line)
+        if not m:
+            continue
+        suite, indent = m.group(2), m.group(1)
+        cases = {n.split('.', 1)[1] for n in wanted if n.split('.', 1)[0] == suite}
+        if not cases:
+            continue
+        first = idx
+        for j in range(idx + 1, len(lines)):
+            e = KTAP_EVENT.match(lines[j])
+            if not e:
+                continue
+            if len(e.group(1)) < len(indent):
+                break          # the suite's own result: its cases are done
+            if e.group(1) != indent:
+                continue       # a parameter's line, inside its case
+            if e.group(2) in cases:
+                spans[f'{suite}.{e.group(2)}'] = (first, j)
+            first = j
+    return spans
+
+
+def check_warnings(lines, entries, seen, known):
+    """Results for the expected warnings, and the console lines they cover.
+
+    Each case of the list must print exactly its warnings, in order,
+    within its span; their blocks, from the cut-here line before to the
+    end-trace line after, are then not splats.  A case the log does not
+    have is not judged here (the manifest says whether it must be there),
+    but a name that is no test of the log or of the manifests fails.
+    """
+    want = {}
+    for name, pat in entries:
+        want.setdefault(name, []).append(pat)
+    results, covered = [], set()
+    spans = case_spans(lines, want)
+    for name, pats in want.items():
+        if name not in spans:
+            if name in seen:
+                # A case that ran but whose lines this script cannot find
+                # would pass unjudged: the log's format is not the one read.
+                results.append(('FAIL', f'expected-warning:{name}',
+                                'the case has a result, but its KTAP lines were not found '
+                                'in the console', True))
+            elif name not in known:
+                results.append(('FAIL', f'expected-warning:{name}',
+                                'the expected-warnings list names no test of this run '
+                                'or of the manifests', True))
+            continue
+        first, last = spans[name]
+        got = [i for i in range(first, last + 1) if WARNING.search(lines[i])]
+        bad = None
+        if len(got) != len(pats):
+            bad = f'printed {len(got)} warning(s), the list expects {len(pats)}'
+        else:
+            for n, (i, pat) in enumerate(zip(got, pats), 1):
+                if not pat.search(lines[i]):
+                    bad = f'warning {n} is "{lines[i].strip()}", the list expects /{pat.pattern}/'
+                    break
+        if bad:
+            results.append(('FAIL', f'expected-warning:{name}', bad, True))
+            continue
+        results.append(('PASS', f'expected-warning:{name}',
+                        f'{len(got)} expected warning(s) printed', True))
+        for i in got:
+            start = i
+            for k in range(i - 1, max(first, i - 3) - 1, -1):
+                if CUT_HERE.search(lines[k]):
+                    start = k
+                    break
+            end = min(last - 1, i + WARN_BLOCK_MAX_LINES)
+            for k in range(i + 1, min(last, i + WARN_BLOCK_MAX_LINES) + 1):
+                if END_TRACE.search(lines[k]):
+                    end = k
+                    break
+            covered.update(range(start, end + 1))
+    return results, covered
 
 
 def read_manifest(path):
@@ -183,6 +316,10 @@ def main():
     ap.add_argument('--expected-skips', required=True, metavar='FILE',
                     help='the cases that may skip, per run: a skip it does not list '
                          'fails, and so does a case it lists that ran')
+    ap.add_argument('--expected-warnings', metavar='FILE',
+                    help='the warnings a case must print, in order (for kernels whose '
+                         'KUnit cannot count them): each line a run glob, a suite.case '
+                         'and a regex')
     ap.add_argument('--run', default='',
                     help='the run name the expected skips are matched against '
                          '(default: the label without its colon)')
@@ -280,7 +417,12 @@ def main():
                             f'{args.expected_skips} lists it for {run}, but it names '
                             'no test of this run or of the manifests', True))
 
-    splats = scan_splats(lines, deny, allow)
+    covered = set()
+    if args.expected_warnings:
+        wres, covered = check_warnings(
+            lines, read_expected_warnings(args.expected_warnings, run), seen, known)
+        results.extend(wres)
+    splats = scan_splats(lines, deny, allow, covered)
     results.append(('FAIL' if splats else 'PASS', 'splat-scan',
                     f'{len(splats)} splat line(s); first: {splats[0]}' if splats
                     else 'no kernel splats', True))

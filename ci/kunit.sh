@@ -74,6 +74,10 @@ done
 # The cases that may skip, per run, with their reasons: required, like the
 # manifests (an empty list says no case may skip).
 skips=$KUNITD/expected-skips
+# The warnings a case must print, where the line's KUnit cannot count them
+# (6.1.y): optional, and read by ci/ktap_check.py when present.
+warnings=$KUNITD/expected-warnings
+[ -f "$warnings" ] || warnings=
 [ -f "$skips" ] || die "the expected-skips list $skips is missing" "git -C $TOP status -- ${KUNITD#"$TOP"/}"
 
 # --- Source: the work tree's tip, or a persistent worktree at REV -------------
@@ -250,7 +254,7 @@ python3 "$TOP/ci/ktap_check.py" "$outd/raw.log" --kunit-dir="$src/tools/testing/
 	${KUNIT_PRESENT_SUITES:+--present-suites} \
 	${cases:+--source-cases="$cases"} \
 	--denylist="$TOP/ci/splat-denylist" --allowlist="$TOP/ci/splat-allowlist" \
-	--expected-skips="$skips" --run="$name" \
+	--expected-skips="$skips" ${warnings:+--expected-warnings="$warnings"} --run="$name" \
 	--label="$name:" --results="$outd/results.tsv" || rc=1
 if grep -qE '(^|[[:space:]])(not )?ok [0-9]+ bench_' "$outd/raw.log" &&
 	! python3 "$TOP/ci/bench_report.py" --lines="$outd/raw.log" --label="$name:" \

@@ -3,6 +3,7 @@
 #   - ktap_check.py on recorded console logs: a clean run passes; a failed
 #     case, a WARN splat and a missing test are each caught; a skip the
 #     expected-skips list lacks fails, and so does a listed one that runs;
+#     a case prints exactly the warnings of the expected-warnings list;
 #     a suite.case filter expects that case; a suite lost from a per-patch
 #     run is caught, and so is a config symbol the line's tip lacks;
 #   - make costs: testing.md's stage reference and cost table fail when
@@ -112,6 +113,25 @@ expect ktap-skip-names-nothing 1 '^FAIL expected-skip:memcpy\.memcpy_tset: .*nam
 printf 'x86_64 memcpy.memcpy_test\n' > "$work/skips.bad"
 expect ktap-skip-without-reason 1 'want "<run glob> <suite.case> <reason>"' -- with_skips "$work/skips.bad" clean.log
 expect ktap-no-skips-list 1 'expected-skips file .* is missing' -- with_skips "$work/none" clean.log
+# Expected warnings: the case's own, in order, pass and are no splats; a
+# missing, extra, other or misplaced one fails, and so does a name that
+# is no test.
+printf '*\tmemcpy.memcpy_test\t\\blib/iov_iter\\.c:[0-9]+ iov_iter_revert\\+\n' > "$work/warns"
+expect ktap-expected-warning 0 '^PASS expected-warning:memcpy\.memcpy_test: 1 expected' -- check warn.log --expected-warnings="$work/warns"
+expect ktap-expected-warning-no-splat 0 '^PASS splat-scan' -- check warn.log --expected-warnings="$work/warns"
+expect ktap-expected-warning-missing 1 '^FAIL expected-warning:memcpy\.memcpy_test: printed 0 warning' -- check clean.log --expected-warnings="$work/warns"
+sed 's/memcpy_test/memmove_test/' "$work/warns" > "$work/warns.other-case"
+expect ktap-expected-warning-other-case 1 '^ +splat [0-9]+: WARNING: CPU' -- check warn.log --expected-warnings="$work/warns.other-case"
+sed 's/iov_iter_revert/iov_iter_init/' "$work/warns" > "$work/warns.other-site"
+expect ktap-expected-warning-other-site 1 '^FAIL expected-warning:memcpy\.memcpy_test: warning 1 is ' -- check warn.log --expected-warnings="$work/warns.other-site"
+cat "$work/warns" "$work/warns" > "$work/warns.two"
+expect ktap-expected-warning-too-few 1 'printed 1 warning\(s\), the list expects 2' -- check warn.log --expected-warnings="$work/warns.two"
+sed 's/memcpy_test/memcpy_tset/' "$work/warns" > "$work/warns.typo"
+expect ktap-expected-warning-names-nothing 1 '^FAIL expected-warning:memcpy\.memcpy_tset: .*names no test' -- check warn.log --expected-warnings="$work/warns.typo"
+sed 's/^    ok 2 memcpy_test$/    ok 2 - memcpy_test/' "$data/ktap/warn.log" > "$work/warn-dash.log"
+sed 's/^\*/arm64/' "$work/warns" > "$work/warns.arm64"
+expect ktap-expected-warning-other-run 1 '^ +splat [0-9]+: WARNING: CPU' -- check warn.log --expected-warnings="$work/warns.arm64" --run=x86_64
+expect ktap-expected-warning-dash 0 '^PASS expected-warning:memcpy\.memcpy_test' -- check "$work/warn-dash.log" --expected-warnings="$work/warns"
 # A suite.case filter expects that case alone; a suite filter its suite.
 grep -v -E '^ +ok [0-9]+ (memset|memmove|strtomem)_test$' "$data/ktap/clean.log" |
 	sed -e 's/^    1\.\.4$/    1..1/' -e 's/^    ok 2 memcpy_test$/    ok 1 memcpy_test/' > "$work/one-case.log"
