@@ -10,6 +10,14 @@ which test checks each promise:
     |---|---|---|---|
     | `iov_iter_npages()` | counts the pages ... | any | `iov_kunit_npages` |
 
+A fifth column, `mutation`, names the bug of ci/<line>/mutations that
+the row's tests catch (`make mutants` shows it caught), `none` where the
+row has no mutation yet, and `-` on a gap or absent row:
+
+    | function | promise | types | test | mutation |
+    |---|---|---|---|---|
+    | `iov_iter_npages()` | counts ... | any | `iov_kunit_npages` | `npages-off-by-one` |
+
 A function the line lacks has one row whose test cell is `absent` (the
 check verifies that it is absent).  A promise no test checks yet has the
 test cell `gap`.  A test cell is exactly `gap`, `absent`, or a comma
@@ -24,6 +32,14 @@ The check fails when
   - a row names a test that is not a case of the line's test files;
   - there are more gap rows than the line allows (--max-gaps, the ratchet
     in ci/<line>/contracts.conf), or fewer: then the allowance must come down;
+  - with --mutations (which needs the mutation column): a tested row's
+    cell is not a mutation of the list in backticks or `none`, a gap or
+    absent row's is not `-`, two rows name the same mutation, or the
+    rows with `none` are not exactly --max-unmutated (a ratchet too);
+  - with --mutant-results DIR (make mutants, after a run of the whole
+    list): a row's mutation made none of the row's own tests fail in
+    that run (DIR/kunit/mutant-<name>/results.tsv, or
+    DIR/kselftest-mutant-<name>/results.tsv);
   - with --gap-reasons, a function with a gap row has no bullet in the
     section headed "## Why the gap rows have no test", or a bullet there
     names a function with no gap row (a reason outliving its gap).  A
@@ -42,6 +58,7 @@ lines and #if 0 blocks are not read.
 
     contracts.py --tree TREE --doc contracts.md --tests FILE... --max-gaps N
         [--skip-suites NAME...] [--exclude NAME...] [--gap-reasons]
+        [--mutations FILE --max-unmutated N [--mutant-results DIR]]
 """
 import argparse
 import os
@@ -58,9 +75,11 @@ ARRAY = re.compile(r'struct\s+kunit_case\s+(?:\w+\s+)*(\w+)\s*\[\s*\]\s*=\s*\{(.
 SUITE = re.compile(r'struct\s+kunit_suite\s+(\w+)\s*=\s*\{(.*?)\};', re.S)
 REGISTER = re.compile(r'\bkunit_test_suites?\(([^;]*)\);')
 KSFT = re.compile(r'^TEST(?:_F)?\(\s*(?:\w+\s*,\s*)?(\w+)\s*\)', re.M)
-ROW = re.compile(r'^\|\s*`(\w+)\(\)`\s*\|([^|]*)\|([^|]*)\|([^|]*)\|\s*$')
-HEADER = re.compile(r'^\|\s*function\s*\|\s*promise\s*\|\s*types\s*\|\s*test\s*\|\s*$')
-SEPARATOR = re.compile(r'^\|(?:\s*:?-+:?\s*\|){4}\s*$')
+ROW = re.compile(r'^\|\s*`(\w+)\(\)`\s*\|([^|]*)\|([^|]*)\|([^|]*)\|(?:([^|]*)\|)?\s*$')
+HEADER = re.compile(r'^\|\s*function\s*\|\s*promise\s*\|\s*types\s*\|\s*test\s*\|'
+                    r'(\s*mutation\s*\|)?\s*$')
+SEPARATOR = re.compile(r'^\|(?:\s*:?-+:?\s*\|){4,5}\s*$')
+MUTCELL = re.compile(r'^`([\w.-]+)`$')
 TESTCELL = re.compile(r'^`[\w.:-]+`(?:\s*,\s*`[\w.:-]+`)*$')
 TESTNAME = re.compile(r'`([\w.:-]+)`')
 REASONS = re.compile(r'^##\s+Why the gap rows have no test\s*$')
@@ -155,6 +174,57 @@ def tests(paths, skip_suites=()):
     return names
 
 
+def mutation_names(path):
+    """The names of the mutations of a ci/<line>/mutations list."""
+    names = []
+    with open(path) as f:
+        for line in f:
+            if line.strip() and not line.startswith('#'):
+                names.append(line.split('\t', 1)[0])
+    return names
+
+
+def failed_cases(results):
+    """The test names a results.tsv of a KUnit or kselftest run failed:
+    KUnit cases as the table writes them (the case of suite.case[.param],
+    an expected-warning's case too), kselftest cases as <stem>:<name>."""
+    out = set()
+    with open(results) as f:
+        for line in f:
+            status, _, name = line.rstrip('\n').partition('\t')
+            if status != 'FAIL':
+                continue
+            m = re.match(r'kselftest:(?:[\w.-]+/)*([\w.-]+):([\w.-]+)$', name)
+            if m:
+                out.add(f'{m.group(1)}:{m.group(2).split(".")[-1]}')
+                continue
+            parts = name.split(':')[-1].split('.')
+            if len(parts) >= 2:
+                out.add(parts[1])
+    return out
+
+
+def mutant_errors(rows, outdir):
+    """Rows whose mutation no test of the row caught in the last run."""
+    errors, judged = [], 0
+    for where, name, mutation, names in rows:
+        for res in (os.path.join(outdir, 'kunit', f'mutant-{mutation}', 'results.tsv'),
+                    os.path.join(outdir, f'kselftest-mutant-{mutation}', 'results.tsv')):
+            if os.path.exists(res):
+                break
+        else:
+            errors.append(f'{where}: {name}(): mutation {mutation} has no results in {outdir} '
+                          '(not run by the last make mutants)')
+            continue
+        judged += 1
+        failed = failed_cases(res)
+        if not failed & set(names):
+            errors.append(f'{where}: {name}(): mutation {mutation} made none of the row\'s '
+                          f'tests fail ({", ".join(names)}); it failed: '
+                          f'{", ".join(sorted(failed)[:6]) or "nothing"}')
+    return errors, judged
+
+
 def reason_errors(lines, gap_names, doc):
     """The gap rows' functions against the reason bullets of their section."""
     heads = [n for n, line in enumerate(lines) if REASONS.match(line)]
@@ -188,7 +258,15 @@ def main():
                     help='functions the table leaves out (ci/<line>/contracts.conf says why)')
     ap.add_argument('--gap-reasons', action='store_true',
                     help='every function with a gap row must have a reason bullet')
+    ap.add_argument('--mutations', help="the line's mutation list (ci/<line>/mutations)")
+    ap.add_argument('--max-unmutated', type=int,
+                    help='the tested rows without a mutation the line allows (its ratchet)')
+    ap.add_argument('--mutant-results', metavar='DIR',
+                    help="the line's output directory after make mutants: each row's "
+                         "mutation must have made one of the row's tests fail")
     args = ap.parse_args()
+    if args.mutations and args.max_unmutated is None:
+        ap.error('--mutations needs --max-unmutated')
 
     have = functions(args.tree, args.exclude)
     have_names = {n for n, _ in have}
@@ -208,6 +286,16 @@ def main():
         print(f'contracts: {args.doc} must have one table headed '
               f'"| function | promise | types | test |", not {len(starts)}')
         return 1
+    mutcol = bool(HEADER.match(lines[starts[0]]).group(1))
+    if args.mutations and not mutcol:
+        print(f'contracts: {args.doc}: --mutations needs a table headed '
+              '"| function | promise | types | test | mutation |"')
+        return 1
+    mutations = set(mutation_names(args.mutations)) if args.mutations else set()
+    named = {}
+    unmutated = []
+    mutated = []
+    shape = '| `function()` | promise | types | test |' + (' mutation |' if mutcol else '')
     n = starts[0] + 1
     if n >= len(lines) or not SEPARATOR.match(lines[n]):
         errors.append(f'{os.path.basename(args.doc)}:{n + 1}: the table has no separator line')
@@ -217,10 +305,11 @@ def main():
         n += 1
         where = f'{os.path.basename(args.doc)}:{lineno}'
         m = ROW.match(line)
-        if not m:
-            errors.append(f'{where}: not a row of "| `function()` | promise | types | test |"')
+        if not m or (m.group(5) is not None) != mutcol:
+            errors.append(f'{where}: not a row of "{shape}"')
             continue
         name, promise, types, test = m.group(1), m.group(2), m.group(3), m.group(4)
+        mcell = (m.group(5) or '').strip()
         rows.setdefault(name, []).append(where)
         cell = test.strip()
         if not promise.strip():
@@ -229,6 +318,25 @@ def main():
         if not types.split() or bad:
             errors.append(f'{where}: {name}(): types must be words of '
                           f'{" ".join(sorted(TYPES))}{": not " + " ".join(bad) if bad else ""}')
+        if args.mutations:
+            if cell in ('gap', 'absent'):
+                if mcell != '-':
+                    errors.append(f'{where}: {name}(): a {cell} row\'s mutation cell must be -')
+            elif mcell == 'none':
+                unmutated.append(f'{where}: {name}(): {promise.strip()}')
+            elif not MUTCELL.match(mcell):
+                errors.append(f'{where}: {name}(): the mutation cell must be a mutation '
+                              'name in backticks, none, or - (gap and absent rows)')
+            else:
+                mname = MUTCELL.match(mcell).group(1)
+                if mname not in mutations:
+                    errors.append(f'{where}: {name}(): no mutation {mname} in {args.mutations}')
+                elif mname in named:
+                    errors.append(f'{where}: {name}(): mutation {mname} is already the row '
+                                  f'of {named[mname]}: one row each')
+                else:
+                    named[mname] = where
+                    mutated.append((where, name, mname, TESTNAME.findall(cell)))
         if cell == 'absent':
             if name in have_names:
                 errors.append(f'{where}: {name}() says absent, but the tree has it')
@@ -258,8 +366,14 @@ def main():
     print(f'contracts: {len(have)} functions, {covered} with rows, '
           f'{sum(len(v) for v in rows.values())} rows, {len(gaps)} gap rows '
           f'(allowed: {args.max_gaps})')
+    if args.mutations:
+        print(f'contracts: {len(mutated)} rows with a mutation, {len(unmutated)} tested '
+              f'rows without one (allowed: {args.max_unmutated}); '
+              f'{len(mutations) - len(named)} mutations of the list name no row')
     for g in gaps:
         print(f'  gap  {g}')
+    for u in unmutated:
+        print(f'  none {u}')
     for e in errors:
         print(f'  FAIL {e}')
     if len(gaps) > args.max_gaps:
@@ -269,6 +383,23 @@ def main():
         errors.append(f'{len(gaps)} gap rows, under the {args.max_gaps} allowed: '
                       f'lower CONTRACT_MAX_GAPS to {len(gaps)}')
         print(f'  FAIL {errors[-1]}')
+    if args.mutations:
+        if len(unmutated) > args.max_unmutated:
+            errors.append(f'{len(unmutated)} tested rows without a mutation, over the '
+                          f'{args.max_unmutated} allowed')
+            print(f'  FAIL {errors[-1]}')
+        elif len(unmutated) < args.max_unmutated:
+            errors.append(f'{len(unmutated)} tested rows without a mutation, under the '
+                          f'{args.max_unmutated} allowed: lower CONTRACT_MAX_UNMUTATED '
+                          f'to {len(unmutated)}')
+            print(f'  FAIL {errors[-1]}')
+    if args.mutant_results:
+        merrors, judged = mutant_errors(mutated, args.mutant_results)
+        print(f'contracts: {judged} rows\' mutations judged from {args.mutant_results}, '
+              f'{len(merrors)} not caught by the row\'s own tests')
+        for e in merrors:
+            print(f'  FAIL {e}')
+        errors.extend(merrors)
     return 1 if errors else 0
 
 

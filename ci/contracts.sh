@@ -5,7 +5,12 @@
 # row, every row names a test case of CONTRACT_TESTS (ci/<line>/contracts.conf) or says
 # gap, and the gap rows are exactly CONTRACT_MAX_GAPS, a ratchet that only
 # comes down; with CONTRACT_GAP_REASONS, each gap row's function has its
-# reason in the table's "Why the gap rows have no test".  make docs runs it for every line that has a table.
+# reason in the table's "Why the gap rows have no test".  Each tested row
+# names its mutation of ci/<line>/mutations, or none: the rows with none
+# are exactly CONTRACT_MAX_UNMUTATED, a ratchet too.  make docs runs it for
+# every line that has a table; make mutants, after a run of the whole list,
+# runs it with CONTRACT_MUTANT_RESULTS=<the line's out dir>, and each row's
+# mutation must then have failed one of the row's own tests.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -15,11 +20,14 @@ repro="make docs  # or: LINE=$LINE_NAME bash ci/contracts.sh"
 conf=$LINED/contracts.conf
 [ -f "$conf" ] || die "$LINE_NAME has a contract table but no ci/$LINE_NAME/contracts.conf" "$repro"
 # Only contracts.conf decides: a value line.conf still has is not used.
-unset CONTRACT_TESTS CONTRACT_MAX_GAPS CONTRACT_SKIP_SUITES CONTRACT_EXCLUDE CONTRACT_GAP_REASONS
+unset CONTRACT_TESTS CONTRACT_MAX_GAPS CONTRACT_SKIP_SUITES CONTRACT_EXCLUDE CONTRACT_GAP_REASONS \
+	CONTRACT_MAX_UNMUTATED
 # shellcheck source=mainline/contracts.conf
 . "$conf"
 [ -n "${CONTRACT_TESTS:-}" ] || die "ci/$LINE_NAME/contracts.conf sets no CONTRACT_TESTS" "$repro"
 [ -n "${CONTRACT_MAX_GAPS:-}" ] || die "ci/$LINE_NAME/contracts.conf sets no CONTRACT_MAX_GAPS" "$repro"
+[ -n "${CONTRACT_MAX_UNMUTATED:-}" ] || die "ci/$LINE_NAME/contracts.conf sets no CONTRACT_MAX_UNMUTATED" "$repro"
+[ -f "$MUTATIONS" ] || die "$LINE_NAME has a contract table but no ${MUTATIONS#"$TOP"/}" "$repro"
 [ -f "$TREE/lib/iov_iter.c" ] || die "$TREE has no lib/iov_iter.c" "make$LINEOPT tree"
 read -r -a tests <<< "$CONTRACT_TESTS"
 read -r -a skip <<< "${CONTRACT_SKIP_SUITES:-}"
@@ -33,5 +41,7 @@ dirty=$(tgit status --porcelain -- lib/iov_iter.c include/linux/uio.h include/li
 [ -z "$dirty" ] || die "$TREE has uncommitted changes to the files the table is checked against: $dirty" "make$LINEOPT tree"
 python3 "$TOP/ci/contracts.py" --tree "$TREE" --doc "$doc" --tests "${tests[@]}" \
 	--max-gaps "$CONTRACT_MAX_GAPS" --skip-suites "${skip[@]}" --exclude "${exclude[@]}" \
-	${CONTRACT_GAP_REASONS:+--gap-reasons} ||
+	${CONTRACT_GAP_REASONS:+--gap-reasons} \
+	--mutations "$MUTATIONS" --max-unmutated "$CONTRACT_MAX_UNMUTATED" \
+	${CONTRACT_MUTANT_RESULTS:+--mutant-results "$CONTRACT_MUTANT_RESULTS"} ||
 	die "${doc#"$TOP"/} does not match $LINE_NAME's tree" "$repro"

@@ -113,6 +113,14 @@ WARNING = re.compile(r'\bWARNING: ')
 CUT_HERE = re.compile(r'-+\[ cut here \]-+')
 END_TRACE = re.compile(r'---\[ end trace [0-9a-f]* \]---')
 WARN_BLOCK_MAX_LINES = 100
+WARN_CUT_MAX_LINES = 5      # the cut-here line, then the WARN()'s message
+CALL_TRACE = re.compile(r'\bCall Trace:')
+TIMESTAMP = re.compile(r'^\[\s*\d+\.\d+\]\s?')
+
+
+def untimed(line):
+    """A console line without its printk timestamp, if it has one."""
+    return TIMESTAMP.sub('', line, count=1)
 
 
 def read_expected_warnings(path, run):
@@ -157,7 +165,7 @@ def case_spans(lines, wanted):
     or header, or the previous case's result) to the case's result line."""
     spans = {}
     for idx, line in enumerate(lines):
-        m = KTAP_SUBTEST.match(line)
+        m = KTAP_SUBTEST.match(untimed(line))
         if not m:
             continue
         suite, indent = m.group(2), m.group(1)
@@ -166,7 +174,7 @@ def case_spans(lines, wanted):
             continue
         first = idx
         for j in range(idx + 1, len(lines)):
-            e = KTAP_EVENT.match(lines[j])
+            e = KTAP_EVENT.match(untimed(lines[j]))
             if not e:
                 continue
             if len(e.group(1)) < len(indent):
@@ -219,20 +227,33 @@ def check_warnings(lines, entries, seen, known):
         if bad:
             results.append(('FAIL', f'expected-warning:{name}', bad, True))
             continue
+        # Only the lines that make a warning dump a splat are excused: its
+        # cut-here line, the WARNING: line, Call Trace: and the end-trace
+        # line.  Anything else the denylist matches in the block (a BUG,
+        # a KASAN report) is still a splat, and a dump with no end-trace
+        # line before the case ends cannot be told apart from what follows.
+        ends = []
+        for i in got:
+            end = next((k for k in range(i + 1, min(last, i + WARN_BLOCK_MAX_LINES) + 1)
+                        if END_TRACE.search(lines[k]) or WARNING.search(lines[k])), None)
+            if end is None or not END_TRACE.search(lines[end]):
+                bad = f'the warning at line {i + 1} has no end-trace line before the next one'
+                break
+            ends.append(end)
+        if bad:
+            results.append(('FAIL', f'expected-warning:{name}', bad, True))
+            continue
         results.append(('PASS', f'expected-warning:{name}',
                         f'{len(got)} expected warning(s) printed', True))
-        for i in got:
-            start = i
-            for k in range(i - 1, max(first, i - 3) - 1, -1):
+        for i, end in zip(got, ends):
+            covered.update((i, end))
+            for k in range(i - 1, max(first, i - WARN_CUT_MAX_LINES) - 1, -1):
                 if CUT_HERE.search(lines[k]):
-                    start = k
+                    covered.add(k)
                     break
-            end = min(last - 1, i + WARN_BLOCK_MAX_LINES)
-            for k in range(i + 1, min(last, i + WARN_BLOCK_MAX_LINES) + 1):
-                if END_TRACE.search(lines[k]):
-                    end = k
+                if END_TRACE.search(lines[k]) or KTAP_EVENT.match(untimed(lines[k])):
                     break
-            covered.update(range(start, end + 1))
+            covered.update(k for k in range(i + 1, end) if CALL_TRACE.search(lines[k]))
     return results, covered
 
 

@@ -101,3 +101,14 @@ done < "$LIST"
 echo "mutants: $caught caught, $survived survived, $unproven failed without a failing case (logs: ${res#"$TOP"/}/, ${OUT#"$TOP"/}/kunit/mutant-*/)"
 [ "$survived" = 0 ] || die "$survived mutation(s) survived: the suite misses them" "make$LINEOPT mutants"
 [ "$unproven" = 0 ] || die "$unproven mutation(s) did not build or failed without a failing case" "make$LINEOPT mutants"
+# Each row of the contract table names its mutation: after a run of the
+# whole list, that mutation must have failed one of the row's own tests
+# (ci/contracts.sh with CONTRACT_MUTANT_RESULTS), not only some other.
+if [ "$LIST" = "$MUTATIONS" ] && [ -f "$TOP/Documentation/$LINE_NAME/contracts.md" ]; then
+	if ! CONTRACT_MUTANT_RESULTS=$OUT bash "$TOP/ci/contracts.sh" > "$res/contracts.log" 2>&1; then
+		grep -E 'FAIL|error' "$res/contracts.log" | head -n 20 >&2
+		die "a contract row's mutation did not fail the row's own tests (log: ${res#"$TOP"/}/contracts.log)" \
+			"CONTRACT_MUTANT_RESULTS=${OUT#"$TOP"/} LINE=$LINE_NAME bash ci/contracts.sh"
+	fi
+	log "$(grep -m1 "mutations judged" "$res/contracts.log")"
+fi

@@ -128,6 +128,25 @@ cat "$work/warns" "$work/warns" > "$work/warns.two"
 expect ktap-expected-warning-too-few 1 'printed 1 warning\(s\), the list expects 2' -- check warn.log --expected-warnings="$work/warns.two"
 sed 's/memcpy_test/memcpy_tset/' "$work/warns" > "$work/warns.typo"
 expect ktap-expected-warning-names-nothing 1 '^FAIL expected-warning:memcpy\.memcpy_tset: .*names no test' -- check warn.log --expected-warnings="$work/warns.typo"
+# Inside an expected warning's dump only the dump's own lines are
+# excused: a BUG there is a splat, and a dump without its end-trace line
+# fails the case.
+sed 's/^ kthread+0xe6\/0x110$/BUG: kernel NULL pointer dereference, address: 0000000000000000/' \
+	"$data/ktap/warn.log" > "$work/warn-bug-inside.log"
+expect ktap-expected-warning-bug-inside 1 '^ +splat [0-9]+: BUG: kernel NULL' -- check "$work/warn-bug-inside.log" --expected-warnings="$work/warns"
+grep -v 'end trace' "$data/ktap/warn.log" > "$work/warn-no-end.log"
+expect ktap-expected-warning-no-end 1 '^FAIL expected-warning:memcpy\.memcpy_test: the warning at line [0-9]+ has no end-trace' -- check "$work/warn-no-end.log" --expected-warnings="$work/warns"
+# Two warnings: the list's order is the order they must come in.
+awk '/cut here/ && !d { b=1 } b { blk = blk $0 "\n" } /end trace/ && b { b=0; d=1; printf "%s", blk; gsub(/iov_iter_revert/, "iov_iter_init", blk); printf "%s", blk; next } !b { print }' \
+	"$data/ktap/warn.log" > "$work/warn-two.log"
+printf '*\tmemcpy.memcpy_test\t iov_iter_revert\\+\n*\tmemcpy.memcpy_test\t iov_iter_init\\+\n' > "$work/warns.ordered"
+expect ktap-expected-warnings-in-order 0 '^PASS expected-warning:memcpy\.memcpy_test: 2 expected' -- check "$work/warn-two.log" --expected-warnings="$work/warns.ordered"
+tac "$work/warns.ordered" > "$work/warns.swapped"
+expect ktap-expected-warnings-swapped 1 '^FAIL expected-warning:memcpy\.memcpy_test: warning 1 is ' -- check "$work/warn-two.log" --expected-warnings="$work/warns.swapped"
+expect ktap-expected-warning-extra 1 'printed 2 warning\(s\), the list expects 1' -- check "$work/warn-two.log" --expected-warnings="$work/warns"
+# A console with printk timestamps.
+awk '{ printf "[%5d.%06d] %s\n", NR / 1000, NR, $0 }' "$data/ktap/warn.log" > "$work/warn-timed.log"
+expect ktap-expected-warning-timestamps 0 '^PASS expected-warning:memcpy\.memcpy_test: 1 expected' -- check "$work/warn-timed.log" --expected-warnings="$work/warns"
 sed 's/^    ok 2 memcpy_test$/    ok 2 - memcpy_test/' "$data/ktap/warn.log" > "$work/warn-dash.log"
 sed 's/^\*/arm64/' "$work/warns" > "$work/warns.arm64"
 expect ktap-expected-warning-other-run 1 '^ +splat [0-9]+: WARNING: CPU' -- check warn.log --expected-warnings="$work/warns.arm64" --run=x86_64
@@ -583,6 +602,40 @@ ctab '| `f_one()` | returns 0 | any | `t_one` |' '| `f_two()` | does two | KVEC 
 	'| `f_mod()` | for modules | UBUF | `t_two` |' '| `f_gone()` | not here | - | absent |' > "$ct/ok.md"
 cc() { python3 "$TOP/ci/contracts.py" --tree "$ct" --doc "$1" --tests t/t.c --max-gaps "${2:-1}" --skip-suites bench "${@:3}"; }
 expect contracts-ok 0 '^contracts: 5 functions, 5 with rows, 6 rows, 1 gap rows' -- cc "$ct/ok.md"
+# The mutation column: each tested row names a mutation of the list (or
+# none, counted against a ratchet), gap and absent rows say -, no mutation
+# names two rows; after make mutants, a row's mutation must have failed
+# one of the row's own tests.
+printf 'm_one\tlib/iov_iter.c\tx\ty\nm_two\tlib/iov_iter.c\tx\ty\n# a comment\n' > "$ct/mutations"
+# shellcheck disable=SC2016 # the backticks are markdown
+mtab() { printf '# t\n\n| function | promise | types | test | mutation |\n|---|---|---|---|---|\n'; printf '%s\n' "$@"; }
+# shellcheck disable=SC2016
+mrows() { printf '%s\n' '| `f_one()` | returns 0 | any | `t_one` | `m_one` |' \
+	"| \`f_two()\` | does two | KVEC | \`t_two\`, \`t:t_user\` | $1 |" \
+	"| \`f_inline()\` | says yes | any | gap | ${2:--} |" '| `f_fmt()` | formats | - | `t_one` | none |' \
+	'| `f_mod()` | for modules | UBUF | `t_two` | none |' '| `f_gone()` | not here | - | absent | - |'; }
+mtab "$(mrows '`m_two`')" > "$ct/mut-ok.md"
+mc() { cc "$1" 1 --mutations "$ct/mutations" --max-unmutated "${2:-2}" "${@:3}"; }
+expect contracts-mutations-ok 0 '^contracts: 2 rows with a mutation, 2 tested rows without one \(allowed: 2\)' -- mc "$ct/mut-ok.md"
+mtab "$(mrows '`m_three`')" > "$ct/mut-unknown.md"
+mtab "$(mrows '`m_one`')" > "$ct/mut-twice.md"
+mtab "$(mrows '`m_two`' '`m_two`')" > "$ct/mut-gap.md"
+mtab "$(mrows ' ')" > "$ct/mut-empty.md"
+expect contracts-mutation-unknown 1 'f_two\(\): no mutation m_three in' -- mc "$ct/mut-unknown.md"
+expect contracts-mutation-twice 1 'mutation m_one is already the row of' -- mc "$ct/mut-twice.md"
+expect contracts-mutation-on-gap 1 "f_inline\\(\\): a gap row's mutation cell must be -" -- mc "$ct/mut-gap.md"
+expect contracts-mutation-empty 1 'f_two\(\): the mutation cell must be' -- mc "$ct/mut-empty.md"
+expect contracts-unmutated-over 1 '2 tested rows without a mutation, over the 1 allowed' -- mc "$ct/mut-ok.md" 1
+expect contracts-unmutated-under 1 'lower CONTRACT_MAX_UNMUTATED to 2' -- mc "$ct/mut-ok.md" 3
+expect contracts-mutations-need-column 1 'needs a table headed' -- mc "$ct/ok.md"
+mkdir -p "$ct/out/kunit/mutant-m_one" "$ct/out/kselftest-mutant-m_two"
+printf 'PASS\tx86_64:tests.t_two\nFAIL\tx86_64:tests.t_one.param-1\n' > "$ct/out/kunit/mutant-m_one/results.tsv"
+printf 'FAIL\tkselftest:iov_iter/t:fault.variant.t_user\n' > "$ct/out/kselftest-mutant-m_two/results.tsv"
+expect contracts-mutants-caught 0 "2 rows' mutations judged from .*, 0 not caught" -- mc "$ct/mut-ok.md" 2 --mutant-results "$ct/out"
+printf 'FAIL\tx86_64:tests.t_two\nPASS\tx86_64:tests.t_one\n' > "$ct/out/kunit/mutant-m_one/results.tsv"
+expect contracts-mutant-caught-elsewhere 1 "f_one\\(\\): mutation m_one made none of the row's tests fail \\(t_one\\); it failed: t_two" -- mc "$ct/mut-ok.md" 2 --mutant-results "$ct/out"
+rm -r "$ct/out/kselftest-mutant-m_two"
+expect contracts-mutant-not-run 1 'mutation m_two has no results in' -- mc "$ct/mut-ok.md" 2 --mutant-results "$ct/out"
 grep -v f_inline "$ct/ok.md" > "$ct/norow.md"
 expect contracts-function-without-row 1 'FAIL f_inline\(\) \(include/linux/uio.h\) has no row' -- cc "$ct/norow.md" 0
 grep -v f_fmt "$ct/ok.md" > "$ct/annotated.md"
