@@ -614,12 +614,16 @@ mrows() { printf '%s\n' '| `f_one()` | returns 0 | any | `t_one` | `m_one` |' \
 	"| \`f_two()\` | does two | KVEC | \`t_two\`, \`t:t_user\` | $1 |" \
 	"| \`f_inline()\` | says yes | any | gap | ${2:--} |" '| `f_fmt()` | formats | - | `t_one` | none |' \
 	'| `f_mod()` | for modules | UBUF | `t_two` | none |' '| `f_gone()` | not here | - | absent | - |'; }
+# shellcheck disable=SC2016 # the backticks are markdown
 mtab "$(mrows '`m_two`')" > "$ct/mut-ok.md"
 mc() { cc "$1" 1 --mutations "$ct/mutations" --max-unmutated "${2:-2}" "${@:3}"; }
 expect contracts-mutations-ok 0 '^contracts: 2 rows with a mutation, 2 tested rows without one \(allowed: 2\)' -- mc "$ct/mut-ok.md"
-mtab "$(mrows '`m_three`')" > "$ct/mut-unknown.md"
-mtab "$(mrows '`m_one`')" > "$ct/mut-twice.md"
-mtab "$(mrows '`m_two`' '`m_two`')" > "$ct/mut-gap.md"
+# shellcheck disable=SC2016 # the backticks are markdown
+{
+	mtab "$(mrows '`m_three`')" > "$ct/mut-unknown.md"
+	mtab "$(mrows '`m_one`')" > "$ct/mut-twice.md"
+	mtab "$(mrows '`m_two`' '`m_two`')" > "$ct/mut-gap.md"
+}
 mtab "$(mrows ' ')" > "$ct/mut-empty.md"
 expect contracts-mutation-unknown 1 'f_two\(\): no mutation m_three in' -- mc "$ct/mut-unknown.md"
 expect contracts-mutation-twice 1 'mutation m_one is already the row of' -- mc "$ct/mut-twice.md"
