@@ -14,26 +14,28 @@ The 6.12.y line is a stable line (patches/6.12.y/postings).  Each
 posting goes to stable@vger.kernel.org as [PATCH 6.12.y], with the
 lists get_maintainer.pl names below in Cc:
 
-- iov_iter-fixes: the backports of the mainline line's first, second
-  and fourth fixes.  Not yet upstream: they are sent only once mainline
-  has merged them, each then with its mainline commit id, and the second
-  and third only if mainline's maintainers want them in stable (they
-  have no Cc: stable there).
+- iov_iter-fixes: the backports of the mainline line's first two fixes.
+  Not yet upstream: they are sent only once mainline has merged them,
+  each then with its mainline commit id, and the second only if
+  mainline's maintainers want it in stable (it has no Cc: stable there).
 - datagram-hash: stable-only, since mainline removed
   hash_and_copy_to_iter() in v6.16 (c93f75b2d755); netdev and the nvme
   list in Cc:, as nvme-tcp is its user.  The older stable lines have the
   same code.
-- extract-leak: mainline's 72698020e15d (v7.2-rc2), which 6.12.117
-  lacks; a cherry-pick of the upstream commit is to be preferred if it
-  applies.
+- no patch, a request: that stable apply mainline's 72698020e15d
+  ("iov_iter: Fix a memory leak in iov_iter_extract_user_pages()",
+  v7.2-rc2) as it is to 6.12.y and the other lines from 6.6 on that lack
+  it (Documentation/6.12.y/porting.md, "The fixes"); the local part
+  carries a stand-in so that its tests pass.
 - local: never posted (stable takes no tests).  The tests and benchmarks
-  that prove the backports on 6.12, and the uio.h hunk of 384492c48e6a
-  that the accessor tests need.
+  that prove the backports on 6.12, and what they need: the uio.h hunk
+  of 384492c48e6a, the mainline line's gap alignment fix (no caller can
+  reach the bug) and the stand-in for 72698020e15d.
 
 Per patch: recipients (get_maintainer.pl) and review notes
 ----------------------------------------------------------
 
-iov_iter-fixes 1/3 iov_iter: Restore ITER_KVEC iterators without a warning
+iov_iter-fixes 1/2 iov_iter: Restore ITER_KVEC iterators without a warning
     Alexander Viro <viro@zeniv.linux.org.uk>
     Andrew Morton <akpm@linux-foundation.org>
     linux-kernel@vger.kernel.org
@@ -44,7 +46,7 @@ iov_iter-fixes 1/3 iov_iter: Restore ITER_KVEC iterators without a warning
   without it (the splat scan fails the run), mutation
   restore-warn-parenthesis in ci/6.12.y/mutations.
 
-iov_iter-fixes 2/3 iov_iter: Step over empty bvec segments in iov_iter_get_pages*()
+iov_iter-fixes 2/2 iov_iter: Step over empty bvec segments in iov_iter_get_pages*()
     Alexander Viro <viro@zeniv.linux.org.uk>
     Andrew Morton <akpm@linux-foundation.org>
     linux-kernel@vger.kernel.org
@@ -54,18 +56,6 @@ iov_iter-fixes 2/3 iov_iter: Step over empty bvec segments in iov_iter_get_pages
   it is offered only if mainline's maintainers want it in stable.
   iov_kunit_get_pages{,_alloc}2 on the BVEC layouts with empty segments
   fail without it, mutation get-pages-zero-bvec-not-skipped.
-
-iov_iter-fixes 3/3 iov_iter: Start from iov_offset in iov_iter_gap_alignment()
-    Alexander Viro <viro@zeniv.linux.org.uk>
-    Andrew Morton <akpm@linux-foundation.org>
-    linux-kernel@vger.kernel.org
-  Posting iov_iter-fixes, [PATCH 6.12.y]: a backport of the mainline
-  posting's fourth patch, not yet upstream; mainline tags it Fixes:
-  610c7a71543d without Cc: stable (no caller can reach it, in mainline or
-  6.12), so it is offered on the same terms as the second. The test hunk
-  is dropped. iov_kunit_queries on iovec-page-aligned, iovec-zero-length
-  and iovec-many-small fails without it, mutation
-  gap-alignment-whole-first-segment.
 
 datagram-hash 1/1 net: datagram: hash a linear copy of mapped fragments in hash_and_copy_to_iter()
     "David S. Miller" <davem@davemloft.net>
@@ -84,19 +74,7 @@ datagram-hash 1/1 net: datagram: hash a linear copy of mapped fragments in hash_
   under kmap-force without it, mutation hash-mapped-address-not-bounced
   (i386:kmap-force).
 
-extract-leak 1/1 iov_iter: Fix a memory leak in iov_iter_extract_user_pages()
-    Alexander Viro <viro@zeniv.linux.org.uk>
-    Andrew Morton <akpm@linux-foundation.org>
-    linux-kernel@vger.kernel.org
-  Posting extract-leak, [PATCH 6.12.y]: commit 72698020e15d upstream
-  (v7.2-rc2), written from the function as v7.3.4 has it, since the
-  upstream diff was not at hand; a cherry-pick is preferred if it
-  applies. Reachable on 6.12 through bio_map_user_iov() (SG_IO, NVMe
-  passthrough) for buffers over UIO_FASTIOV pages. Fixes: 7d58fe731028.
-  iov_kunit_user_memory fails for every UBUF and IOVEC layout without it,
-  mutation extract-user-array-kept.
-
-local 1/6 iov_iter: iter_iov_len() of an ITER_UBUF is its count
+local 1/8 iov_iter: iter_iov_len() of an ITER_UBUF is its count
     Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   Local, not posted: the uio.h hunk of 384492c48e6a, which mainline has.
@@ -104,7 +82,30 @@ local 1/6 iov_iter: iter_iov_len() of an ITER_UBUF is its count
   the local tests check the accessor and need it. Mutation
   iter-iov-len-ubuf-offset.
 
-local 2/6 iov_iter: kunit: test every iterator type against a model
+local 2/8 iov_iter: Start from iov_offset in iov_iter_gap_alignment()
+    Alexander Viro <viro@zeniv.linux.org.uk>
+    Andrew Morton <akpm@linux-foundation.org>
+    linux-kernel@vger.kernel.org
+  Local, not posted: the mainline line's fourth fix, not yet upstream. No
+  caller can reach the bug, in mainline or 6.12, so stable has no reason
+  to take it; the local tests need it. iov_kunit_queries on
+  iovec-page-aligned, iovec-zero-length and iovec-many-small fails
+  without it, mutation gap-alignment-whole-first-segment.
+
+local 3/8 iov_iter: Fix a memory leak in iov_iter_extract_user_pages()
+    Alexander Viro <viro@zeniv.linux.org.uk>
+    Andrew Morton <akpm@linux-foundation.org>
+    linux-kernel@vger.kernel.org
+  Local, not posted: a stand-in for mainline's 72698020e15d (v7.2-rc2),
+  written from the function as v7.3.4 has it. The line asks stable to
+  apply the upstream commit as it is (Documentation/6.12.y/porting.md):
+  reachable on 6.12 through bio_map_user_iov() and
+  bio_integrity_map_user() (SG_IO, bsg, NVMe passthrough), reported on
+  6.12.82 by Dmitry Antipov. Fixes: 7d58fe731028. iov_kunit_user_memory
+  fails for every UBUF and IOVEC layout without it, mutation
+  extract-leak-undone.
+
+local 4/8 iov_iter: kunit: test every iterator type against a model
     Andrew Morton <akpm@linux-foundation.org>
     linux-kernel@vger.kernel.org
   Local, not posted (stable takes no tests): the proof of the 6.12.y
@@ -112,7 +113,7 @@ local 2/6 iov_iter: kunit: test every iterator type against a model
   line. User memory through kunit_vm_mmap(), no new exports. Mainline's
   12 cases are unchanged and pass.
 
-local 3/6 net: add KUnit tests for the iov_iter checksum and hash copies
+local 5/8 net: add KUnit tests for the iov_iter checksum and hash copies
     "David S. Miller" <davem@davemloft.net>
     Eric Dumazet <edumazet@google.com>
     Jakub Kicinski <kuba@kernel.org>
@@ -125,30 +126,32 @@ local 3/6 net: add KUnit tests for the iov_iter checksum and hash copies
   suite: every symbol it calls is exported. The hash case needs a
   synchronous sha256 and is skipped without one.
 
-local 4/6 iov_iter: kunit: add benchmarks of the iterators
+local 6/8 iov_iter: kunit: add benchmarks of the iterators
     Andrew Morton <akpm@linux-foundation.org>
     linux-kernel@vger.kernel.org
   Local, not posted. Default n, not enabled by KUNIT_ALL_TESTS. A
   benchmark is never a pass/fail test: make check runs them at smoke
   size, make bench LINE=6.12 reports the figures.
 
-local 5/6 iov_iter: kunit: test the queries, the import limits and the other copies
+local 7/8 iov_iter: kunit: test the queries, the import limits and the other copies
     Andrew Morton <akpm@linux-foundation.org>
     linux-kernel@vger.kernel.org
   Local, not posted (stable takes no tests): 11 of the mainline tests
-  posting's cases, on 6.12's static parameter generators. Two results
-  where 6.12 differs from mainline are left out and named in the message
-  (an empty XARRAY/FOLIOQ's alignment, lacking mainline's a290a9e5cf5f; a
-  FOLIOQ's segment count). Adds CONFIG_FAILSLAB to the kunitconfig for
-  dup_iter() without memory.
+  posting's cases, on 6.12's static parameter generators. The alignment
+  of an empty XARRAY/FOLIOQ is left out (6.12 lacks mainline's
+  a290a9e5cf5f); a FOLIOQ's segment count, which mainline's case leaves
+  out, is checked. Adds CONFIG_FAILSLAB to the kunitconfig for dup_iter()
+  without memory.
 
-local 6/6 iov_iter: kunit: test read-only and absent user memory, and page limits
+local 8/8 iov_iter: kunit: test read-only and absent user memory, and page limits
     Andrew Morton <akpm@linux-foundation.org>
     linux-kernel@vger.kernel.org
   Local, not posted: 3 more mainline cases. Left out: the slab-page
-  reference check (6.12 takes a reference on slab pages) and
+  reference check (6.12 takes a reference on every BVEC page) and
   iov_kunit_extract_bvecs (no iov_iter_extract_bvecs() in 6.12). The
-  refused extraction needs the extract-leak backport.
+  refused extraction needs the stand-in for 72698020e15d. The get_pages2
+  page count is checked from the call's return, where mainline's checks
+  the model (a check that cannot fail there).
 
 Accepted checkpatch --strict findings
 -------------------------------------
