@@ -161,6 +161,23 @@ elif [ "$n" -gt 0 ]; then
 fi
 [ ! -f "$PATCHES/postings" ] || cp "$PATCHES/postings" "$tmp/postings"
 patch_files "$tmp" > "$tmp/series"
+# Stable postings (patches/<line>/stable/postings: name, the subject of
+# one commit of the series, subject prefix): that commit also goes out
+# alone, picked onto the line's base, to stable, from
+# stable/<name>/cover-letter.txt.  The series keeps it (a vendor takes
+# the series whether stable has taken the fix or not), and series does
+# not list it: make tree applies the series only.
+while IFS=$'\t' read -r name subject prefix; do
+	[ -f "$PATCHES/stable/$name/cover-letter.txt" ] ||
+		die "${PATCHES#"$TOP"/}/stable/$name/cover-letter.txt is missing (the stable posting's cover letter)"
+	c=$(tgit log --format='%H %s' base..HEAD | awk -v s="$subject" '{ h = $1; sub(/^[^ ]* /, "") } $0 == s { print h }')
+	[ "$(echo "$c" | grep -c .)" = 1 ] ||
+		die "${PATCHES#"$TOP"/}/stable/postings: $name names \"$subject\", which is not exactly one commit of the series" \
+			"git -C $TREE log --oneline base..HEAD"
+	mkdir -p "$tmp/stable/$name"
+	picked=$(pick_onto_base "$c^" "$c" "stable-$name") || exit 1
+	format_range base "$picked" "$tmp/stable/$name" "$PATCHES/stable/$name/cover-letter.txt" "${prefix//_/ }"
+done < <(stable_postings_list "$PATCHES")
 {
 	echo "# The base the series applies to; written by make export from the work tree."
 	cat "$TREE/.git/patchq-base"
@@ -169,7 +186,7 @@ patch_files "$tmp" > "$tmp/series"
 # Replace only what changed, so unchanged files keep their timestamps.
 mkdir -p "$DEST"
 changed=0
-for f in "$DEST"/*.patch "$DEST"/*/*.patch; do
+for f in "$DEST"/*.patch "$DEST"/*/*.patch "$DEST"/stable/*/*.patch; do
 	[ -e "$f" ] || continue
 	[ -e "$tmp/${f#"$DEST"/}" ] || { rm -f "$f"; changed=1; }
 done

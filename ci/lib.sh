@@ -168,6 +168,12 @@ postings_list() {
 	[ -f "$1/postings" ] || return 0
 	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$1/postings" | grep -v '^$' || true
 }
+# stable_postings_list DIR: the "name<TAB>subject<TAB>prefix" lines of
+# DIR/stable/postings (ci/export.sh), nothing when there is none.
+stable_postings_list() {
+	[ -f "$1/stable/postings" ] || return 0
+	sed -e 's/^#.*//' -e 's/[[:space:]]*$//' "$1/stable/postings" | grep -v '^$' || true
+}
 series_list() { sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$1" | grep -v '^$' || true; }
 
 # kunit_config ARCH DIR: DIR/.config is ARCH's KUnit configuration, made

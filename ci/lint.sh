@@ -56,6 +56,27 @@ for f in "$PATCHES"/*; do
 	case $n in
 	*.patch|series|BASE|cover-letter.txt|VERSION|range-diff-v*.txt) continue ;;
 	postings) [ ${#postings[@]} -gt 0 ] && continue ;;
+	stable)
+		# The stable postings (ci/export.sh): their list, and a
+		# directory each with its cover-letter.txt and export output.
+		mapfile -t sp < <(stable_postings_list "$PATCHES" | cut -f1)
+		for g in "$f"/*; do
+			case ${g##*/} in
+			postings) continue ;;
+			esac
+			if [ -d "$g" ] && printf '%s\n' "${sp[@]}" | grep -qxF "${g##*/}"; then
+				for h in "$g"/*; do
+					case ${h##*/} in
+					*.patch|cover-letter.txt) ;;
+					*) err "unexpected file in $P/stable/${g##*/}/: ${h##*/} (a stable posting holds its cover-letter.txt and make export output)" "rm $h" ;;
+					esac
+				done
+				[ -f "$g/0000-cover-letter.patch" ] || err "$P/stable/${g##*/}/ has no 0000-cover-letter.patch" "make$LINEOPT export"
+				continue
+			fi
+			err "unexpected file in $P/stable/: ${g##*/} (it holds postings and a directory per stable posting it names)" "rm -r $g"
+		done
+		continue ;;
 	esac
 	if [ -d "$f" ] && printf '%s\n' "${postings[@]}" | grep -qxF "$n"; then
 		for g in "$f"/*; do

@@ -2,7 +2,9 @@
 # make mbox: each posting of the line as one mbox, the way it would be
 # posted, from patches/<line>/ (the source of truth):
 # out/<line>/mbox/iov_iter-<line>[-<posting>]-vN.mbx.  A line that is one
-# posting gets the subject prefix "PATCH <line>" (6.1.y, a stable line);
+# posting gets the subject prefix "PATCH <line>" (6.1.y, a vendor port);
+# a stable posting of patches/<line>/stable/postings gets its own prefix
+# ("PATCH 6.1.y") and is a first version;
 # a line with patches/<line>/postings gets each posting's own prefix
 # ("PATCH", "RFC PATCH", "PATCH 6.12.y"; a part marked "local" is never
 # posted and gets none).  "vN" is added from the second version on, and
@@ -47,14 +49,19 @@ dest=$OUT/mbox
 mkdir -p "$dest"
 rm -f "$dest"/*.mbx
 
-# write_mbox DIR NAME PREFIX BASE: DIR's cover letter and patches (in the
-# order of series) as out/<line>/mbox/NAME-vN.mbx.
+# write_mbox DIR NAME PREFIX BASE VERSION: DIR's cover letter and patches
+# (in the order of series; a stable posting, which series does not list,
+# in the order of its file names) as out/<line>/mbox/NAME-vVERSION.mbx.
 write_mbox() {
-	local dir=$1 name=$2 prefix=$3 base=$4 rel
+	local dir=$1 name=$2 prefix=$3 base=$4 version=$5 rel
 	rel=${dir#"$PATCHES"}
 	rel=${rel#/}
 	mapfile -t files < <(echo 0000-cover-letter.patch
-		series_list "$PATCHES/series" | { if [ -n "$rel" ]; then sed -n "s|^$rel/||p"; else cat; fi; })
+		if [ "${rel%%/*}" = stable ]; then
+			patch_files "$dir"
+		else
+			series_list "$PATCHES/series" | { if [ -n "$rel" ]; then sed -n "s|^$rel/||p"; else cat; fi; }
+		fi)
 	python3 - "$dir" "$dest/$name-v$version.mbx" "$version" "${base:0:12}" "$name" "$prefix" \
 		"$project_ident" "$sender" "${files[@]}" <<'PY'
 import re
@@ -127,17 +134,29 @@ if [ -f "$PATCHES/postings" ]; then
 		at=$((at + count))
 		# A local part (prefix "local") is never posted: no mbox.
 		[ "$prefix" = local ] ||
-			posts+=("iov_iter-$LINE_NAME-$pname|$d|${prefix//_/ }|$b|$from|${commits[$((at - 1))]}")
+			posts+=("iov_iter-$LINE_NAME-$pname|$d|${prefix//_/ }|$b|$from|${commits[$((at - 1))]}|$version")
 		from=${commits[$((at - 1))]}
 	done < <(postings_list "$PATCHES")
 else
 	b=$(sed -n 's/^base-commit: *//p' "$PATCHES/BASE")
 	[ -n "$b" ] || die "${PATCHES#"$TOP"/}/BASE has no base-commit line" "make$LINEOPT export"
-	posts+=("iov_iter-$LINE_NAME|$PATCHES|PATCH $LINE_NAME|$b|$b|HEAD")
+	posts+=("iov_iter-$LINE_NAME|$PATCHES|PATCH $LINE_NAME|$b|$b|HEAD|$version")
 fi
+# The stable postings (patches/<line>/stable/postings): one commit of the
+# series each, alone on the line's base, a first version.
+while IFS=$'\t' read -r sname subject prefix; do
+	cl=$PATCHES/stable/$sname/0000-cover-letter.patch
+	[ -f "$cl" ] || die "${cl#"$TOP"/} is missing" "make$LINEOPT export"
+	[ -d "$TREE/.git" ] || die "$TREE does not exist" "make$LINEOPT tree"
+	c=$(tgit log --format='%H %s' base..HEAD | awk -v s="$subject" '{ h = $1; sub(/^[^ ]* /, "") } $0 == s { print h }')
+	[ "$(echo "$c" | grep -c .)" = 1 ] || die "${PATCHES#"$TOP"/}/stable/postings: $sname names \"$subject\", which is not exactly one commit of the series" "make$LINEOPT export"
+	b=$(sed -n 's/^base-commit: *//p' "$cl")
+	[ -n "$b" ] || b=$(tgit rev-parse base)
+	posts+=("iov_iter-$LINE_NAME-stable-$sname|$PATCHES/stable/$sname|${prefix//_/ }|$b|$c^|$c|1")
+done < <(stable_postings_list "$PATCHES")
 for p in "${posts[@]}"; do
-	IFS='|' read -r name dir prefix base _ _ <<< "$p"
-	write_mbox "$dir" "$name" "$prefix" "$base"
+	IFS='|' read -r name dir prefix base _ _ ver <<< "$p"
+	write_mbox "$dir" "$name" "$prefix" "$base" "$ver"
 done
 
 [ "${MBOX_CHECK:-0}" = 1 ] || exit 0
@@ -154,7 +173,7 @@ tgit worktree add -q --detach "$wt" base
 trap 'tgit worktree remove --force "$wt" >/dev/null 2>&1 || true' EXIT
 cp "$B4CFG" "$wt/.b4-config"
 for p in "${posts[@]}"; do
-	IFS='|' read -r name dir prefix base from tip <<< "$p"
+	IFS='|' read -r name dir prefix base from tip version <<< "$p"
 	mbx=$dest/$name-v$version.mbx
 	rt=$dest/roundtrip-$name
 	rm -rf "$rt"
