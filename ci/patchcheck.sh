@@ -3,6 +3,9 @@
 # maintainer's bot would run them.  For each patch:
 #   checkpatch  scripts/checkpatch.pl --strict --codespell on the patch
 #               (types listed for its subject in ci/<line>/checkpatch-exceptions are accepted);
+#   commit-ids  the form of the message's commit references, which a tree
+#               without upstream history does not check (checkpatch's
+#               GIT_COMMIT_ID, run with no repository);
 #   build       the objects of the .c files the patch touches, with W=1 and
 #               sparse (C=2), before and after the patch: new diagnostics fail,
 #               and so does any error (a file that does not compile);
@@ -241,6 +244,19 @@ check_patch() {
 		tgit format-patch -1 --stdout "$c" | (cd "$wt" && PATH=$venv/bin:$PATH ./scripts/checkpatch.pl \
 			--strict --codespell --no-signoff --show-types ${ign:+--ignore "$ign"} -q -) > "$res/$tag.checkpatch" 2>&1 || rc=$?
 		echo "$rc" > "$res/$tag.checkpatch.rc"
+		# The form of its commit references.  In a tree without upstream
+		# history checkpatch looks no id up (UNKNOWN_COMMIT_ID), and so
+		# never says GIT_COMMIT_ID, the error a maintainer's tree gives
+		# for a reference not in the form 'commit <id> ("<subject>")'.
+		# With no repository at all it takes every id as known and checks
+		# the form alone.  Stable's own lines, "commit <full id>
+		# upstream." and "[ Upstream commit <full id>", are their form.
+		tgit format-patch -1 --stdout "$c" > "$res/$tag.patch"
+		(cd "$wt" && GIT_DIR=/nonexistent ./scripts/checkpatch.pl --terse --no-summary --strict \
+			--no-signoff --show-types --types GIT_COMMIT_ID -q "$res/$tag.patch") 2>&1 |
+			awk -F: -v p="$res/$tag.patch" 'BEGIN { while ((getline l < p) > 0) t[++n] = l }
+				/GIT_COMMIT_ID/ && t[$2] !~ /^commit [0-9a-f]{40} upstream\.$/ &&
+				t[$2] !~ /^\[ Upstream commit [0-9a-f]{40}/ { print "line " $2 ": " t[$2] }' > "$res/$tag.commit-ids" || true
 	) &
 	[ "$build" != 1 ] || start_arch_builds
 	if [ -n "$docfiles" ]; then
@@ -258,6 +274,13 @@ check_patch() {
 		result PASS "patch$tag:checkpatch" "$subj"
 	else
 		result FAIL "patch$tag:checkpatch" "$(grep -cE '^(ERROR|WARNING|CHECK)' "$res/$tag.checkpatch") finding(s), see ${res#"$TOP"/}/$tag.checkpatch"
+	fi
+
+	# the form of the commit references
+	if [ -s "$res/$tag.commit-ids" ]; then
+		result FAIL "patch$tag:commit-ids" "not in the form 'commit <id> (\"<subject>\")': $(head -n1 "$res/$tag.commit-ids") (see ${res#"$TOP"/}/$tag.commit-ids)"
+	else
+		result PASS "patch$tag:commit-ids" "$subj"
 	fi
 
 	# kernel-doc: new warnings
