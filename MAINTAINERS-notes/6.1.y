@@ -9,26 +9,32 @@ tip of build/6.1.y/linux, the checkpatch exceptions from ci/6.1.y/checkpatch-exc
 Route
 -----
 
-The series targets the 6.1.y stable line, so it is posted to
-stable@vger.kernel.org (.b4-config: send-series-to) with the people and
-lists get_maintainer names for each patch.  Patches 1-4 are fixes with
+The series is a port for vendors who run 6.1, not a stable submission:
+stable takes no feature series, so nothing of it goes to
+stable@vger.kernel.org (.b4-config).  A vendor takes it from the
+posting, with the people and lists get_maintainer names for each patch
+in copy.  The one fix stable can take, patch 14 (caif, a regression
+since v6.0), goes to stable on its own as [PATCH 6.1.y]
+(patches/6.1.y/stable/caif/, make mbox).  Patches 1-4 are fixes with
 Fixes:; patch 1 is mainline's 4397a17c1dc5, patches 2-3 are not in
 mainline yet (the project's mainline line sends them there first), and
-patch 4 is stable-only (mainline removed the function) with Cc: stable.  Every port
+patch 4 is stable-only (mainline removed the function), with no Cc:
+stable: every stable tree older than v6.16 has the same bug.  Every port
 names its upstream commit in stable's form ("commit <sha> upstream.")
 and notes its 6.1 adaptations in brackets; the tests, the benchmarks and
 the kernel-only walker (no upstream commit of its own; mainline has it
 since 2982c8c19bab) say so; each port's bracketed note names its
-upstream author.  Patches 1-28 keep the module ABI (make abi, the table
+upstream author.  Patches 1-26 keep the module ABI (make abi, the table
 in the cover letter): vendors with a frozen module interface take those;
-29-36 change it on purpose (34 and 36 are tests of 33 and 35).  Upstream the conversion went
+27-36 change it on purpose (28, 34 and 36 are tests of 27, 33 and 35;
+27 changes no type but a value modules read, UBUF's nr_segs).  Upstream the conversion went
 through Christian Brauner's vfs tree (vfs.iov_iter, merged for v6.7)
 after v5 had been addressed to Jens Axboe's block tree; the net/ moves
 and the net tests need an ack from the networking maintainers
 (netdev@vger.kernel.org), as they did upstream.
 
-Patches 14-28 prepare the users of imported iterators for ITER_UBUF and
-patches 33-36 make single-segment imports ITER_UBUF, as mainline did in
+Patches 14-26 prepare the users of imported iterators for ITER_UBUF and
+patches 27-28 and 33-36 give ITER_UBUF one segment and make single-segment imports ITER_UBUF, as mainline did in
 6.3 and 6.4 (Jens Axboe's and Keith Busch's series).  They touch caif,
 block, io_uring, ALSA, infiniband (hfi1, qib) and the USB gadget code,
 each a separate patch for its maintainers (get_maintainer's lists
@@ -36,7 +42,7 @@ below).  The whole tree was searched with Coccinelle at the base and at
 every patch (make uaudit, run by make check; Documentation/6.1.y/porting.md
 has the table of every hit and why it is safe).  Version 1 searched
 with grep and missed caif, whose sendmsg() read a user address as a
-kernel pointer after patch 22; patch 14 is mainline's fix for it.
+kernel pointer after patch 27 (22 in v2); patch 14 is mainline's fix for it.
 
 Review points from upstream and how this series answers them
 -------------------------------------------------------------
@@ -124,12 +130,15 @@ Per patch: recipients and notes
   Stable-only (netdev): mainline removed the function in c93f75b2d755
   after nvme-tcp moved to crc32c (ea6342d98928, 427fff9aff29), which is
   not stable material, so there is no mainline fix to backport. Fixes:
-  65d69e2505bb, Cc: stable. A GFP_ATOMIC bounce only for addresses
-  outside the linear map (highmem, forced kmap_local); lowmem keeps the
-  old path. A failed bounce fails the copy with -EFAULT (later pages of a
-  multi-page fragment are still hashed, as the message says; nvme-tcp
-  then fails the receive). net_test_hash_datagram crashes on i386 HIGHMEM
-  and reports a wrong digest under kmap-force without it
+  65d69e2505bb; no Cc: stable (review-6.1.y-3 N3): every stable tree
+  older than v6.16 has the bug, 6.6.y and 6.12.y among the long-term
+  ones, and stable would take the fix for all at once; the 6.12.y line
+  carries its 6.12 form (datagram-hash). A GFP_ATOMIC bounce only for
+  addresses outside the linear map (highmem, forced kmap_local); lowmem
+  keeps the old path. A failed bounce fails the copy with -EFAULT (later
+  pages of a multi-page fragment are still hashed, as the message says;
+  nvme-tcp then fails the receive). net_test_hash_datagram crashes on
+  i386 HIGHMEM and reports a wrong digest under kmap-force without it
   (Documentation/testing.md).
 
 5/43 lib: add KUnit tests for the iov_iter iterators
@@ -223,12 +232,16 @@ Per patch: recipients and notes
     Paolo Abeni <pabeni@redhat.com>
     netdev@vger.kernel.org
     linux-kernel@vger.kernel.org
-  Backport of c19175141079 (Keith Busch), unchanged; 6.1.y never had it.
-  Without it, patch 22 (nr_segs = 1 for ITER_UBUF) makes
-  caif_seqpkt_sendmsg() read a user address as a struct iovec pointer: an
-  oops under SMAP/PAN on write(2), and from patches 33 and 35 on send(2)
-  and one-vector sendmsg(2). Needs a netdev ack. make uaudit fails if the
-  read comes back.
+  A regression fix: since v6.0 (3e20a751aff0) write(2) on a caif
+  seqpacket socket gets -EINVAL; Fixes: names that commit (the removed
+  lines are caif's own). Backport of c19175141079 (Keith Busch), code
+  unchanged; 6.1.y never had it. Also posted alone to stable as [PATCH
+  6.1.y] (patches/6.1.y/stable/caif/), which asks stable to cherry-pick
+  the upstream commit as it is, or take this patch. Without it, patch 27
+  (nr_segs = 1 for ITER_UBUF) makes caif_seqpkt_sendmsg() read a user
+  address as a struct iovec pointer: an oops under SMAP/PAN on write(2),
+  and from patches 33 and 35 on send(2) and one-vector sendmsg(2). Needs
+  a netdev ack. make uaudit fails if the read comes back.
 
 15/43 net: add a KUnit test of caif seqpacket sendmsg() on user-backed iterators
     Alexander Viro <viro@zeniv.linux.org.uk>
@@ -296,22 +309,7 @@ Per patch: recipients and notes
   Test only (moved out of the port). iov_test_user_segment fails on ubuf
   without the previous patch.
 
-22/43 iov_iter: set nr_segs = 1 for ITER_UBUF
-    Alexander Viro <viro@zeniv.linux.org.uk>
-    linux-kernel@vger.kernel.org
-  Header-only. Every reader of nr_segs and of the iterator union in the
-  tree is listed, with why it is safe, by make uaudit
-  (Documentation/6.1.y/porting.md); the one that was not, caif, is fixed
-  by patch 14. The next patch makes the KUnit model check nr_segs of a
-  ubuf.
-
-23/43 lib: check nr_segs of an ITER_UBUF in the iov_iter KUnit model
-    Alexander Viro <viro@zeniv.linux.org.uk>
-    linux-kernel@vger.kernel.org
-  Test only (moved out of the port). Every ubuf case fails without the
-  previous patch (73 in the x86_64 run of v1).
-
-24/43 ALSA: pcm: check for user backed iterator, not specific iterator type
+22/43 ALSA: pcm: check for user backed iterator, not specific iterator type
     Jaroslav Kysela <perex@perex.cz>
     Takashi Iwai <tiwai@suse.com>
     alsa-devel@alsa-project.org
@@ -319,16 +317,18 @@ Per patch: recipients and notes
   Needs the ALSA maintainer's ack. Mono non-interleaved readv/writev keep
   working after patch 35.
 
-25/43 IB/hfi1: check for user backed iterator, not specific iterator type
+23/43 IB/hfi1: check for user backed iterator, not specific iterator type
     Dennis Dalessandro <dennis.dalessandro@cornelisnetworks.com>
     Jason Gunthorpe <jgg@ziepe.ca>
     Leon Romanovsky <leon@kernel.org>
     linux-rdma@vger.kernel.org
     linux-kernel@vger.kernel.org
-  Needs the RDMA maintainers' ack. Also makes a plain write(2), already
-  ITER_UBUF in 6.1, reach the request parser instead of -EINVAL.
+  Needs the RDMA maintainers' ack. A plain write(2), already ITER_UBUF in
+  6.1, still gets -EINVAL until nr_segs = 1 for ITER_UBUF (the first
+  patch of the tail), from the !dim test; from then on it reaches the
+  request parser.
 
-26/43 IB/qib: check for user backed iterator, not specific iterator type
+24/43 IB/qib: check for user backed iterator, not specific iterator type
     Dennis Dalessandro <dennis.dalessandro@cornelisnetworks.com>
     Jason Gunthorpe <jgg@ziepe.ca>
     Leon Romanovsky <leon@kernel.org>
@@ -337,7 +337,7 @@ Per patch: recipients and notes
   Needs the RDMA maintainers' ack. Plain write(2) goes to qib_write(), so
   only writev(2) is affected.
 
-27/43 usb: gadget: f_fs: Fix ffs_epfile_read_iter to handle ITER_UBUF
+25/43 usb: gadget: f_fs: Fix ffs_epfile_read_iter to handle ITER_UBUF
     Greg Kroah-Hartman <gregkh@linuxfoundation.org>
     linux-usb@vger.kernel.org
     linux-kernel@vger.kernel.org
@@ -345,11 +345,30 @@ Per patch: recipients and notes
   endpoint file fails with -ENOMEM after patch 33 (dup_iter() returns
   NULL for ITER_UBUF).
 
-28/43 usb: gadgetfs: Fix ep_read_iter to handle ITER_UBUF
+26/43 usb: gadgetfs: Fix ep_read_iter to handle ITER_UBUF
     Greg Kroah-Hartman <gregkh@linuxfoundation.org>
     linux-usb@vger.kernel.org
     linux-kernel@vger.kernel.org
   As the f_fs patch, for the legacy gadgetfs.
+
+27/43 iov_iter: set nr_segs = 1 for ITER_UBUF
+    Alexander Viro <viro@zeniv.linux.org.uk>
+    linux-kernel@vger.kernel.org
+  Header-only, and the first patch of the ABI tail: no type or export
+  changes, but nr_segs is a value modules read (an out-of-tree
+  ->write_iter that walks iov[0..nr_segs) of a UBUF without a type test
+  would read the user address as a kernel iovec from here on), so it no
+  longer sits in the prefix (review-6.1.y-3 S2). Every reader of nr_segs
+  and of the iterator union in the tree is listed, with why it is safe,
+  by make uaudit (Documentation/6.1.y/porting.md); the one that was not,
+  caif, is fixed by patch 14. The next patch makes the KUnit model check
+  nr_segs of a ubuf.
+
+28/43 lib: check nr_segs of an ITER_UBUF in the iov_iter KUnit model
+    Alexander Viro <viro@zeniv.linux.org.uk>
+    linux-kernel@vger.kernel.org
+  Test only (moved out of the port). Every ubuf case fails without the
+  previous patch (73 in the x86_64 run of v1).
 
 29/43 iov_iter: Renumber ITER_* constants
     Alexander Viro <viro@zeniv.linux.org.uk>
@@ -363,7 +382,7 @@ Per patch: recipients and notes
     linux-kernel@vger.kernel.org
   ABI tail: struct iov_iter loses user_backed. Its readers that mainline
   converted first (sound, hfi1, qib, block) were converted in patches
-  16-17 and 24-26, with iter_iov_array() for the iovec array, because
+  16-17 and 22-24, with iter_iov_array() for the iovec array, because
   UBUF's ubuf aliases iov.
 
 31/43 iov_iter, net: Merge csum_and_copy_from_iter{,_full}() together
