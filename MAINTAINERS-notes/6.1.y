@@ -244,7 +244,6 @@ Per patch: recipients and notes
   a netdev ack. make uaudit fails if the read comes back.
 
 15/43 net: add a KUnit test of caif seqpacket sendmsg() on user-backed iterators
-    Alexander Viro <viro@zeniv.linux.org.uk>
     "David S. Miller" <davem@davemloft.net>
     Eric Dumazet <edumazet@google.com>
     Jakub Kicinski <kuba@kernel.org>
