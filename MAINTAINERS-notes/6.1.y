@@ -142,7 +142,6 @@ Per patch: recipients and notes
   (Documentation/testing.md).
 
 5/43 lib: add KUnit tests for the iov_iter iterators
-    Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   New file, bool Kconfig (built-in only: see "refused mm exports" above).
   lib/iov_iter_kunit.c and CONFIG_IOV_ITER_KUNIT_TEST (style.rst names,
@@ -150,7 +149,6 @@ Per patch: recipients and notes
   of patches 1-3 (restore on KVEC/UBUF, get_pages on zero-length bvecs).
 
 6/43 net: add KUnit tests for the iov_iter checksum and hash copies
-    Alexander Viro <viro@zeniv.linux.org.uk>
     "David S. Miller" <davem@davemloft.net>
     Eric Dumazet <edumazet@google.com>
     Jakub Kicinski <kuba@kernel.org>
@@ -164,7 +162,6 @@ Per patch: recipients and notes
   them.
 
 7/43 lib: add KUnit benchmarks for the iov_iter iterators
-    Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   CONFIG_IOV_ITER_BENCH_KUNIT_TEST, default n; prints one line per case,
   never pass/fail on time.
@@ -178,14 +175,12 @@ Per patch: recipients and notes
   except copy_mc_to_kernel(), whose short copy was already honoured.
 
 9/43 iov_iter: Add a kernel-type iterator-only iteration function
-    Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   No in-tree 6.1 user; justified by the measurements of patch 10 (the
   benchmark patch after it). Upstream deferred it (it landed later with
   netfs).
 
 10/43 lib: benchmark inline, kernel-only and indirect iov_iter steps
-    Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   The *_indirect cases reproduce the shape Linus rejected, to measure it;
   they are benchmark code only.
@@ -303,7 +298,6 @@ Per patch: recipients and notes
   them.
 
 21/43 lib: test iter_iov_addr() and iov_iter_iovec() on user iterators
-    Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   Test only (moved out of the port). iov_test_user_segment fails on ubuf
   without the previous patch.
@@ -364,7 +358,6 @@ Per patch: recipients and notes
   nr_segs of a ubuf.
 
 28/43 lib: check nr_segs of an ITER_UBUF in the iov_iter KUnit model
-    Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   Test only (moved out of the port). Every ubuf case fails without the
   previous patch (73 in the x86_64 run of v1).
@@ -414,7 +407,6 @@ Per patch: recipients and notes
   against the ITER_IOVEC it replaces.
 
 34/43 lib: test import_single_range() against the ITER_IOVEC it replaces
-    Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   Test only (moved out of the port); in the ABI tail's place because it
   tests the tail. Upstream has no test.
@@ -430,7 +422,6 @@ Per patch: recipients and notes
   0 with *iovp NULL now has the vector copied through that NULL.
 
 36/43 lib: test import_iovec() of one vector and its errors
-    Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   Test only (moved out of the port): type, count, segments and address
   for one and two vectors, and the errors with *iovp cleared.
@@ -445,7 +436,6 @@ Per patch: recipients and notes
   gap-alignment-whole-first-segment undoes it.
 
 38/43 lib: test the alignment, page count and duplication queries of iov_iter
-    Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   Test only, the 6.1.y form of the mainline tests posting's 9/11:
   iov_test_queries (every kind and layout, every position of a walk, a
@@ -456,7 +446,6 @@ Per patch: recipients and notes
   ci/6.1.y/mutations are its.
 
 39/43 lib: test the full copies, uio.h helpers and refused page requests of iov_iter
-    Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   Test only, the 6.1.y form of the mainline tests posting's 10/13, less
   what 6.1 lacks (copy_to_iter_full(), iov_iter_extract_will_pin()), plus
@@ -466,7 +455,6 @@ Per patch: recipients and notes
   ci/6.1.y/mutations.
 
 40/43 lib: test the import limits and the faulting copies of iov_iter
-    Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   Test only (issue: tests of every contract).  The import limits
   mainline's tests posting 6/17 and 12/17 cover, in 6.1's form
@@ -478,7 +466,6 @@ Per patch: recipients and notes
   one mutation per row in ci/6.1.y/mutations.
 
 41/43 lib: test a full pipe, the queries, advance and revert of ITER_PIPE
-    Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   Test only (issue: tests of every contract).  ITER_PIPE is 6.1-only
   (gone in v6.5), so mainline has no counterpart.  Closes 14 PIPE rows of
@@ -490,7 +477,6 @@ Per patch: recipients and notes
   cannot count a warning.
 
 42/43 lib: test the page getters' limits, compat imports, iovec helpers
-    Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   Test only (issue: tests of every contract).  The page getters' limits
   in 6.1's form (mainline's tests posting 15/17 tests them with
@@ -504,7 +490,6 @@ Per patch: recipients and notes
   each caught.
 
 43/43 lib: test the warnings of iov_iter's refused requests
-    Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   Test only (issue: tests of every contract).  6.1's KUnit cannot
   suppress or count a warning: the cases are a suite of their own behind

@@ -252,11 +252,20 @@ check_patch() {
 		# the form alone.  Stable's own lines, "commit <full id>
 		# upstream." and "[ Upstream commit <full id>", are their form.
 		tgit format-patch -1 --stdout "$c" > "$res/$tag.patch"
+		rc=0
 		(cd "$wt" && GIT_DIR=/nonexistent ./scripts/checkpatch.pl --terse --no-summary --strict \
-			--no-signoff --show-types --types GIT_COMMIT_ID -q "$res/$tag.patch") 2>&1 |
-			awk -F: -v p="$res/$tag.patch" 'BEGIN { while ((getline l < p) > 0) t[++n] = l }
-				/GIT_COMMIT_ID/ && t[$2] !~ /^commit [0-9a-f]{40} upstream\.$/ &&
-				t[$2] !~ /^\[ Upstream commit [0-9a-f]{40}/ { print "line " $2 ": " t[$2] }' > "$res/$tag.commit-ids" || true
+			--no-signoff --show-types --types GIT_COMMIT_ID -q "$res/$tag.patch") > "$res/$tag.commit-ids.raw" 2>&1 || rc=$?
+		# 0: no finding, 1: findings; anything else: checkpatch failed.
+		if [ "$rc" -gt 1 ]; then
+			echo "checkpatch failed (exit $rc): $(tail -n1 "$res/$tag.commit-ids.raw")" > "$res/$tag.commit-ids"
+		else
+			grep -o '^[^:]*:[0-9]*: ERROR:GIT_COMMIT_ID' "$res/$tag.commit-ids.raw" | cut -d: -f2 |
+			while read -r n; do
+				l=$(sed -n "${n}p" "$res/$tag.patch")
+				grep -qE '^commit [0-9a-f]{40} upstream\.$|^\[ Upstream commit [0-9a-f]{40}' <<< "$l" ||
+					echo "line $n: $l"
+			done > "$res/$tag.commit-ids"
+		fi
 	) &
 	[ "$build" != 1 ] || start_arch_builds
 	if [ -n "$docfiles" ]; then
