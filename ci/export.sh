@@ -149,7 +149,9 @@ if [ ${#postings[@]} -gt 0 ]; then
 		mkdir -p "$tmp/$name"
 		case ${on:-prev} in
 		prev) format_range "$from" "$to" "$tmp/$name" "$PATCHES/$name/cover-letter.txt" "$prefix" ;;
-		base) format_range base "$(pick_onto_base "$from" "$to" "$name")" "$tmp/$name" "$PATCHES/$name/cover-letter.txt" "$prefix" ;;
+		base)
+			picked=$(pick_onto_base "$from" "$to" "$name") || exit 1
+			format_range base "$picked" "$tmp/$name" "$PATCHES/$name/cover-letter.txt" "$prefix" ;;
 		*) die "${PATCHES#"$TOP"/}/postings: $name is on '$on': prev or base" ;;
 		esac
 		from=$to at=$((at + count))
@@ -167,7 +169,7 @@ patch_files "$tmp" > "$tmp/series"
 # stable/<name>/cover-letter.txt.  The series keeps it (a vendor takes
 # the series whether stable has taken the fix or not), and series does
 # not list it: make tree applies the series only.
-while IFS=$'\t' read -r name subject prefix; do
+while IFS=$'\t' read -r name subject prefix _; do
 	[ -f "$PATCHES/stable/$name/cover-letter.txt" ] ||
 		die "${PATCHES#"$TOP"/}/stable/$name/cover-letter.txt is missing (the stable posting's cover letter)"
 	c=$(tgit log --format='%H %s' base..HEAD | awk -v s="$subject" '{ h = $1; sub(/^[^ ]* /, "") } $0 == s { print h }')

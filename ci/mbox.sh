@@ -49,11 +49,12 @@ dest=$OUT/mbox
 mkdir -p "$dest"
 rm -f "$dest"/*.mbx
 
-# write_mbox DIR NAME PREFIX BASE VERSION: DIR's cover letter and patches
-# (in the order of series; a stable posting, which series does not list,
-# in the order of its file names) as out/<line>/mbox/NAME-vVERSION.mbx.
+# write_mbox DIR NAME PREFIX BASE VERSION [TO [CC]]: DIR's cover letter and
+# patches (in the order of series; a stable posting, which series does not
+# list, in the order of its file names) as out/<line>/mbox/NAME-vVERSION.mbx,
+# addressed To: TO and Cc: CC (comma-separated) where given.
 write_mbox() {
-	local dir=$1 name=$2 prefix=$3 base=$4 version=$5 rel
+	local dir=$1 name=$2 prefix=$3 base=$4 version=$5 to=${6:-} cc=${7:-} rel
 	rel=${dir#"$PATCHES"}
 	rel=${rel#/}
 	mapfile -t files < <(echo 0000-cover-letter.patch
@@ -63,11 +64,11 @@ write_mbox() {
 			series_list "$PATCHES/series" | { if [ -n "$rel" ]; then sed -n "s|^$rel/||p"; else cat; fi; }
 		fi)
 	python3 - "$dir" "$dest/$name-v$version.mbx" "$version" "${base:0:12}" "$name" "$prefix" \
-		"$project_ident" "$sender" "${files[@]}" <<'PY'
+		"$project_ident" "$sender" "$to" "$cc" "${files[@]}" <<'PY'
 import re
 import sys
 
-pdir, mbx, version, base, name, prefix, project, sender, *files = sys.argv[1:]
+pdir, mbx, version, base, name, prefix, project, sender, to, cc, *files = sys.argv[1:]
 prefix += f' v{version}' if version != '1' else ''
 domain = f'{name.replace("_", "-")}.invalid'
 cover_id = f'<{base}-v{version}-0@{domain}>'
@@ -93,6 +94,10 @@ with open(mbx, 'w', encoding='utf-8') as out:
                       body, flags=re.M)
         if pname in head or pname in body:
             sys.exit(f'mbox: {fname} names the project identity {project} where no sender can stand')
+        if to:
+            head += '\nTo: ' + ', '.join(a.strip() for a in to.split(','))
+        if cc:
+            head += '\nCc: ' + ', '.join(a.strip() for a in cc.split(','))
         head += f'\nMessage-Id: <{base}-v{version}-{n}@{domain}>'
         if n:
             head += f'\nIn-Reply-To: {cover_id}\nReferences: {cover_id}'
@@ -144,7 +149,9 @@ else
 fi
 # The stable postings (patches/<line>/stable/postings): one commit of the
 # series each, alone on the line's base, a first version.
-while IFS=$'\t' read -r sname subject prefix; do
+while IFS=$'\t' read -r sname subject prefix to cc; do
+	[ -n "$prefix" ] && [ -n "$to" ] ||
+		die "${PATCHES#"$TOP"/}/stable/postings: $sname needs a subject, a prefix and a To: (tab-separated)" "make$LINEOPT lint"
 	cl=$PATCHES/stable/$sname/0000-cover-letter.patch
 	[ -f "$cl" ] || die "${cl#"$TOP"/} is missing" "make$LINEOPT export"
 	[ -d "$TREE/.git" ] || die "$TREE does not exist" "make$LINEOPT tree"
@@ -152,11 +159,11 @@ while IFS=$'\t' read -r sname subject prefix; do
 	[ "$(echo "$c" | grep -c .)" = 1 ] || die "${PATCHES#"$TOP"/}/stable/postings: $sname names \"$subject\", which is not exactly one commit of the series" "make$LINEOPT export"
 	b=$(sed -n 's/^base-commit: *//p' "$cl")
 	[ -n "$b" ] || b=$(tgit rev-parse base)
-	posts+=("iov_iter-$LINE_NAME-stable-$sname|$PATCHES/stable/$sname|${prefix//_/ }|$b|$c^|$c|1")
+	posts+=("iov_iter-$LINE_NAME-stable-$sname|$PATCHES/stable/$sname|${prefix//_/ }|$b|$c^|$c|1|$to|$cc")
 done < <(stable_postings_list "$PATCHES")
 for p in "${posts[@]}"; do
-	IFS='|' read -r name dir prefix base _ _ ver <<< "$p"
-	write_mbox "$dir" "$name" "$prefix" "$base" "$ver"
+	IFS='|' read -r name dir prefix base _ _ ver to cc <<< "$p"
+	write_mbox "$dir" "$name" "$prefix" "$base" "$ver" "$to" "$cc"
 done
 
 [ "${MBOX_CHECK:-0}" = 1 ] || exit 0
@@ -173,7 +180,7 @@ tgit worktree add -q --detach "$wt" base
 trap 'tgit worktree remove --force "$wt" >/dev/null 2>&1 || true' EXIT
 cp "$B4CFG" "$wt/.b4-config"
 for p in "${posts[@]}"; do
-	IFS='|' read -r name dir prefix base from tip version <<< "$p"
+	IFS='|' read -r name dir prefix base from tip version _ <<< "$p"
 	mbx=$dest/$name-v$version.mbx
 	rt=$dest/roundtrip-$name
 	rm -rf "$rt"
