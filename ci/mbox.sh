@@ -150,8 +150,9 @@ fi
 # The stable postings (patches/<line>/stable/postings): one commit of the
 # series each, alone on the line's base, a first version.
 while IFS=$'\t' read -r sname subject prefix to cc; do
-	[ -n "$prefix" ] && [ -n "$to" ] ||
+	if [ -z "$prefix" ] || [ -z "$to" ]; then
 		die "${PATCHES#"$TOP"/}/stable/postings: $sname needs a subject, a prefix and a To: (tab-separated)" "make$LINEOPT lint"
+	fi
 	cl=$PATCHES/stable/$sname/0000-cover-letter.patch
 	[ -f "$cl" ] || die "${cl#"$TOP"/} is missing" "make$LINEOPT export"
 	[ -d "$TREE/.git" ] || die "$TREE does not exist" "make$LINEOPT tree"
