@@ -247,9 +247,9 @@ Per patch: recipients and notes
     linux-kernel@vger.kernel.org
   net_test_caif_ubuf: a UBUF and a one-segment IOVEC send must both fail
   with -ETIMEDOUT on an unconnected socket. Without patch 14 it fails
-  with -EINVAL before patch 22, and oopses under SMAP (x86_64 KUnit runs
-  use -cpu max) from patch 22 on. Enables nothing itself: the kunitconfig
-  has CONFIG_CAIF=y.
+  with -EINVAL before patch 27 (the regression write(2) has had since
+  v6.0), and oopses under SMAP (x86_64 KUnit runs use -cpu max) from
+  patch 27 on. Enables nothing itself: the kunitconfig has CONFIG_CAIF=y.
 
 16/43 block: ensure bio_alloc_map_data() deals with ITER_UBUF correctly
     Jens Axboe <axboe@kernel.dk>
@@ -527,3 +527,15 @@ PARENTHESIS_ALIGNMENT: the __noclone of 50f9a76ef127 lengthens the
 first line of the copy_compat_iovec_from_user() prototype; the
 continuation line is 6.1's and mainline's, left as it is so that the
 hunk is upstream's
+"lib: add KUnit tests for the iov_iter iterators", FILE_PATH_CHANGES:
+new files with no MAINTAINERS entry, as mainline's own KUnit file
+(lib/tests/kunit_iov_iter.c) has none: a vendor port edits no
+MAINTAINERS (third outside review, S8)
+"net: add KUnit tests for the iov_iter checksum and hash copies",
+FILE_PATH_CHANGES: net/core/iov_iter_net_kunit.c is netdev's through
+NETWORKING [GENERAL] (F: net/core/); a vendor port edits no MAINTAINERS
+(third outside review, S8)
+"iov_iter: Convert iterate*() to inline funcs", FILE_PATH_CHANGES:
+include/linux/iov_iter.h has no MAINTAINERS entry in mainline either
+(UIOVEC lists uio.h and lib/iov_iter.c); a vendor port edits no
+MAINTAINERS (third outside review, S8)
