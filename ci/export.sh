@@ -167,9 +167,11 @@ patch_files "$tmp" > "$tmp/series"
 # one commit of the series, subject prefix): that commit also goes out
 # alone, picked onto the line's base, to stable, from
 # stable/<name>/cover-letter.txt.  The series keeps it (a vendor takes
-# the series whether stable has taken the fix or not), and series does
-# not list it: make tree applies the series only.
-while IFS=$'\t' read -r name subject prefix _; do
+# the series whether stable has taken the fix or not).  patches/ holds
+# only the posting's sources: its patch is the series' commit, so make
+# mbox has it written (EXPORT_STABLE=1, into its own EXPORT_DIR) when it
+# builds the mbox.
+while [ "${EXPORT_STABLE:-0}" = 1 ] && IFS=$'\t' read -r name subject prefix _; do
 	[ -f "$PATCHES/stable/$name/cover-letter.txt" ] ||
 		die "${PATCHES#"$TOP"/}/stable/$name/cover-letter.txt is missing (the stable posting's cover letter)"
 	c=$(tgit log --format='%H %s' base..HEAD | awk -v s="$subject" '{ h = $1; sub(/^[^ ]* /, "") } $0 == s { print h }')

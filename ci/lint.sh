@@ -58,7 +58,7 @@ for f in "$PATCHES"/*; do
 	postings) [ ${#postings[@]} -gt 0 ] && continue ;;
 	stable)
 		# The stable postings (ci/export.sh): their list, and a
-		# directory each with its cover-letter.txt and export output.
+		# directory each with its cover-letter.txt.
 		mapfile -t sp < <(stable_postings_list "$PATCHES" | cut -f1)
 		for g in "$f"/*; do
 			case ${g##*/} in
@@ -67,11 +67,11 @@ for f in "$PATCHES"/*; do
 			if [ -d "$g" ] && printf '%s\n' "${sp[@]}" | grep -qxF "${g##*/}"; then
 				for h in "$g"/*; do
 					case ${h##*/} in
-					*.patch|cover-letter.txt) ;;
-					*) err "unexpected file in $P/stable/${g##*/}/: ${h##*/} (a stable posting holds its cover-letter.txt and make export output)" "rm $h" ;;
+					cover-letter.txt) ;;
+					*) err "unexpected file in $P/stable/${g##*/}/: ${h##*/} (a stable posting holds its cover-letter.txt alone; make mbox writes its patch)" "rm $h" ;;
 					esac
 				done
-				[ -f "$g/0000-cover-letter.patch" ] || err "$P/stable/${g##*/}/ has no 0000-cover-letter.patch" "make$LINEOPT export"
+				[ -f "$g/cover-letter.txt" ] || err "$P/stable/${g##*/}/ has no cover-letter.txt" "make$LINEOPT lint"
 				continue
 			fi
 			err "unexpected file in $P/stable/: ${g##*/} (it holds postings and a directory per stable posting it names)" "rm -r $g"
@@ -102,7 +102,7 @@ if [ -d "$TREE/.git" ] && tgit rev-parse -q --verify refs/tags/base >/dev/null; 
 			"$T" "${have:0:12}" "$(sed -n 's/^source: //p' "$tmp/BASE")" "$P" "${want:0:12}" >&2
 		ign=(-I '^base-commit: ' -I '^source: ' -I '^sublevel: ')
 	fi
-	if ! diff -r -u "${ign[@]}" -x cover-letter.txt -x postings -x VERSION -x "range-diff-v*.txt" -x .b4-config "$PATCHES" "$tmp" > "$tmp.diff"; then
+	if ! diff -r -u "${ign[@]}" -x cover-letter.txt -x postings -x VERSION -x "range-diff-v*.txt" -x .b4-config -x stable "$PATCHES" "$tmp" > "$tmp.diff"; then
 		head -n 60 "$tmp.diff" >&2
 		err "$T and $P/ disagree (diff above: $P/ vs an export of $T)" \
 			"make$LINEOPT export   # keep $T's commits; or: make$LINEOPT tree FORCE=1 to reset $T to $P/"

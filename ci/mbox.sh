@@ -58,7 +58,7 @@ write_mbox() {
 	rel=${dir#"$PATCHES"}
 	rel=${rel#/}
 	mapfile -t files < <(echo 0000-cover-letter.patch
-		if [ "${rel%%/*}" = stable ]; then
+		if [ "${dir#"$PATCHES"}" = "$dir" ]; then
 			patch_files "$dir"
 		else
 			series_list "$PATCHES/series" | { if [ -n "$rel" ]; then sed -n "s|^$rel/||p"; else cat; fi; }
@@ -148,19 +148,26 @@ else
 	posts+=("iov_iter-$LINE_NAME|$PATCHES|PATCH $LINE_NAME|$b|$b|HEAD|$version")
 fi
 # The stable postings (patches/<line>/stable/postings): one commit of the
-# series each, alone on the line's base, a first version.
+# series each, alone on the line's base, a first version.  make export
+# writes them here (patches/ keeps only their cover letters' text).
+sx=$dest/stable-export
+rm -rf "$sx"
+if [ -n "$(stable_postings_list "$PATCHES")" ]; then
+	EXPORT_DIR=$sx EXPORT_STABLE=1 bash "$TOP/ci/export.sh" > "$dest/stable-export.log" 2>&1 ||
+		{ cat "$dest/stable-export.log" >&2; die "make export could not write the stable postings" "make$LINEOPT export"; }
+fi
 while IFS=$'\t' read -r sname subject prefix to cc; do
 	if [ -z "$prefix" ] || [ -z "$to" ]; then
 		die "${PATCHES#"$TOP"/}/stable/postings: $sname needs a subject, a prefix and a To: (tab-separated)" "make$LINEOPT lint"
 	fi
-	cl=$PATCHES/stable/$sname/0000-cover-letter.patch
-	[ -f "$cl" ] || die "${cl#"$TOP"/} is missing" "make$LINEOPT export"
+	cl=$sx/stable/$sname/0000-cover-letter.patch
+	[ -f "$cl" ] || die "make export wrote no ${cl#"$TOP"/}" "make$LINEOPT mbox"
 	[ -d "$TREE/.git" ] || die "$TREE does not exist" "make$LINEOPT tree"
 	c=$(tgit log --format='%H %s' base..HEAD | awk -v s="$subject" '{ h = $1; sub(/^[^ ]* /, "") } $0 == s { print h }')
 	[ "$(echo "$c" | grep -c .)" = 1 ] || die "${PATCHES#"$TOP"/}/stable/postings: $sname names \"$subject\", which is not exactly one commit of the series" "make$LINEOPT export"
 	b=$(sed -n 's/^base-commit: *//p' "$cl")
 	[ -n "$b" ] || b=$(tgit rev-parse base)
-	posts+=("iov_iter-$LINE_NAME-stable-$sname|$PATCHES/stable/$sname|${prefix//_/ }|$b|$c^|$c|1|$to|$cc")
+	posts+=("iov_iter-$LINE_NAME-stable-$sname|$sx/stable/$sname|${prefix//_/ }|$b|$c^|$c|1|$to|$cc")
 done < <(stable_postings_list "$PATCHES")
 for p in "${posts[@]}"; do
 	IFS='|' read -r name dir prefix base _ _ ver to cc <<< "$p"
