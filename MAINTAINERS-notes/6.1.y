@@ -13,7 +13,7 @@ The series is a port for vendors who run 6.1, not a stable submission:
 stable takes no feature series, so nothing of it goes to
 stable@vger.kernel.org (.b4-config).  A vendor takes it from the
 posting, with the people and lists get_maintainer names for each patch
-in copy.  The one fix stable can take, patch 14 (caif, a regression
+in copy.  The one fix stable can take, patch 13 (caif, a regression
 since v6.0), goes to stable on its own as [PATCH 6.1.y]
 (patches/6.1.y/stable/caif/, make mbox).  Patches 1-4 are fixes with
 Fixes:; patch 1 is mainline's 4397a17c1dc5, patches 2-3 are not in
@@ -24,17 +24,19 @@ names its upstream commit in stable's form ("commit <sha> upstream.")
 and notes its 6.1 adaptations in brackets; the tests, the benchmarks and
 the kernel-only walker (no upstream commit of its own; mainline has it
 since 2982c8c19bab) say so; each port's bracketed note names its
-upstream author.  Patches 1-26 keep the module ABI (make abi, the table
-in the cover letter): vendors with a frozen module interface take those;
-27-36 change it on purpose (28, 34 and 36 are tests of 27, 33 and 35;
-27 changes no type but a value modules read, UBUF's nr_segs).  Upstream the conversion went
+upstream author.  Patches 1-25 keep the module ABI, modversions CRCs
+included (make abi, the table in the cover letter): vendors with a
+frozen module interface take those; 26-38 change it on purpose (27, 36
+and 38 are tests of 26, 35 and 37; 26 changes no type but a value
+modules read, UBUF's nr_segs; 28 and 30, the moves to net/, change four
+CRCs).  Upstream the conversion went
 through Christian Brauner's vfs tree (vfs.iov_iter, merged for v6.7)
 after v5 had been addressed to Jens Axboe's block tree; the net/ moves
 and the net tests need an ack from the networking maintainers
 (netdev@vger.kernel.org), as they did upstream.
 
-Patches 14-26 prepare the users of imported iterators for ITER_UBUF and
-patches 27-28 and 33-36 give ITER_UBUF one segment and make single-segment imports ITER_UBUF, as mainline did in
+Patches 13-25 prepare the users of imported iterators for ITER_UBUF and
+patches 26-27 and 35-38 give ITER_UBUF one segment and make single-segment imports ITER_UBUF, as mainline did in
 6.3 and 6.4 (Jens Axboe's and Keith Busch's series).  They touch caif,
 block, io_uring, ALSA, infiniband (hfi1, qib) and the USB gadget code,
 each a separate patch for its maintainers (get_maintainer's lists
@@ -42,7 +44,7 @@ below).  The whole tree was searched with Coccinelle at the base and at
 every patch (make uaudit, run by make check; Documentation/6.1.y/porting.md
 has the table of every hit and why it is safe).  Version 1 searched
 with grep and missed caif, whose sendmsg() read a user address as a
-kernel pointer after patch 27 (22 in v2); patch 14 is mainline's fix for it.
+kernel pointer after patch 26 (22 in v2); patch 13 is mainline's fix for it.
 
 Review points from upstream and how this series answers them
 -------------------------------------------------------------
@@ -90,20 +92,20 @@ Mainline bugs found after the merge, and where this series stands:
    function is not in 6.1; the same mistake in copy_page_to_iter() is
    mutation page-copy-wrong-offset;
  - memcpy_to_iter_csum() using from instead of from + progress
-   (fe92f874f091): done right in patch 12; mutation
+   (fe92f874f091): done right in patch 29; mutation
    csum-to-iter-from-not-progress.
 
 Per patch: recipients and notes
 -------------------------------
 
-1/43 iov_iter: move iter_ubuf check inside restore WARN
+1/44 iov_iter: move iter_ubuf check inside restore WARN
     Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   Backport of 4397a17c1dc5 (Keith Busch, v6.3), unchanged. Fixes:
   fcb14cb1bdac. No Cc: stable: the only 6.1 caller (io_uring) restores
-  IOVEC and BVEC iterators, so nothing reaches it before patch 33.
+  IOVEC and BVEC iterators, so nothing reaches it before patch 35.
 
-2/43 iov_iter: Restore KVEC iterators without a warning
+2/44 iov_iter: Restore KVEC iterators without a warning
     Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   Not in mainline yet (mainline 7.3.4 still warns on KVEC); the project's
@@ -112,7 +114,7 @@ Per patch: recipients and notes
   KVEC fails without it (the splat scan), mutation
   restore-warn-parenthesis.
 
-3/43 iov_iter: Step over zero-length bvec segments in iov_iter_get_pages*()
+3/44 iov_iter: Step over zero-length bvec segments in iov_iter_get_pages*()
     Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   For stable: Fixes: 3d671ca62a08 (where for_each_bvec() gave way to
@@ -124,7 +126,7 @@ Per patch: recipients and notes
   iov_test_get_pages{,_alloc}2 on bvec-zero-length fail without it,
   mutation get-pages-zero-bvec-not-skipped.
 
-4/43 iov_iter: Hash a linear copy of mapped fragments in hash_and_copy_to_iter()
+4/44 iov_iter: Hash a linear copy of mapped fragments in hash_and_copy_to_iter()
     Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   Stable-only (netdev): mainline removed the function in c93f75b2d755
@@ -141,14 +143,23 @@ Per patch: recipients and notes
   i386 HIGHMEM and reports a wrong digest under kmap-force without it
   (Documentation/testing.md).
 
-5/43 lib: add KUnit tests for the iov_iter iterators
+5/44 iov_iter: Start from iov_offset in iov_iter_gap_alignment()
+    Alexander Viro <viro@zeniv.linux.org.uk>
+    linux-kernel@vger.kernel.org
+  Not upstream yet: the 6.1.y form of the mainline line's iov_iter-fixes
+  4/4 (same one-line change), found by the queries test that follows.
+  Fixes: 610c7a71543d (v5.14).  No 6.1 caller hands it an advanced
+  iterator, so no Cc: stable.  KMI: none (make abi).  Mutation
+  gap-alignment-whole-first-segment undoes it.
+
+6/44 lib: add KUnit tests for the iov_iter iterators
     linux-kernel@vger.kernel.org
   New file, bool Kconfig (built-in only: see "refused mm exports" above).
   lib/iov_iter_kunit.c and CONFIG_IOV_ITER_KUNIT_TEST (style.rst names,
   clear of mainline's TEST_IOV_ITER); selects nothing. Covers the fixes
   of patches 1-3 (restore on KVEC/UBUF, get_pages on zero-length bvecs).
 
-6/43 net: add KUnit tests for the iov_iter checksum and hash copies
+7/44 net: add KUnit tests for the iov_iter checksum and hash copies
     "David S. Miller" <davem@davemloft.net>
     Eric Dumazet <edumazet@google.com>
     Jakub Kicinski <kuba@kernel.org>
@@ -161,12 +172,12 @@ Per patch: recipients and notes
   synchronous sha256). Fragments are highmem pages where the arch has
   them.
 
-7/43 lib: add KUnit benchmarks for the iov_iter iterators
+8/44 lib: add KUnit benchmarks for the iov_iter iterators
     linux-kernel@vger.kernel.org
   CONFIG_IOV_ITER_BENCH_KUNIT_TEST, default n; prints one line per case,
   never pass/fail on time.
 
-8/43 iov_iter: Convert iterate*() to inline funcs
+9/44 iov_iter: Convert iterate*() to inline funcs
     Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   The review focus: every pipe check stays before the dispatch, and the
@@ -174,53 +185,23 @@ Per patch: recipients and notes
   Kernel step results are now honoured; all 6.1 kernel steps return 0
   except copy_mc_to_kernel(), whose short copy was already honoured.
 
-9/43 iov_iter: Add a kernel-type iterator-only iteration function
+10/44 iov_iter: Add a kernel-type iterator-only iteration function
     linux-kernel@vger.kernel.org
-  No in-tree 6.1 user; justified by the measurements of patch 10 (the
+  No in-tree 6.1 user; justified by the measurements of patch 11 (the
   benchmark patch after it). Upstream deferred it (it landed later with
   netfs).
 
-10/43 lib: benchmark inline, kernel-only and indirect iov_iter steps
+11/44 lib: benchmark inline, kernel-only and indirect iov_iter steps
     linux-kernel@vger.kernel.org
   The *_indirect cases reproduce the shape Linus rejected, to measure it;
   they are benchmark code only.
 
-11/43 iov_iter, net: Move csum_and_copy_to/from_iter() to net/
+12/44 iov_iter: Keep the running checksum in a local in csum_and_copy_from_iter()
     Alexander Viro <viro@zeniv.linux.org.uk>
-    "David S. Miller" <davem@davemloft.net>
-    Eric Dumazet <edumazet@google.com>
-    Jakub Kicinski <kuba@kernel.org>
-    Paolo Abeni <pabeni@redhat.com>
     linux-kernel@vger.kernel.org
-    netdev@vger.kernel.org
-  Needs a netdev ack. The 6.1 pipe branch (splice from UDP through
-  generic_file_splice_read) is new relative to mainline: copy_to_iter()
-  plus csum_partial() of the source; KUnit net_test_csum_datagram_pipe
-  covers it. Both exports are kept here (KMI-neutral prefix).
+  (no specific note)
 
-12/43 iov_iter, net: Fold in csum_and_memcpy()
-    "David S. Miller" <davem@davemloft.net>
-    Eric Dumazet <edumazet@google.com>
-    Jakub Kicinski <kuba@kernel.org>
-    Paolo Abeni <pabeni@redhat.com>
-    linux-kernel@vger.kernel.org
-    netdev@vger.kernel.org
-  Includes the from + progress fix (fe92f874f091, Michael Lass) from the
-  start, named in the bracketed note: a separate backport would leave one
-  commit at which the net csum tests fail.
-
-13/43 iov_iter, net: Move hash_and_copy_to_iter() to net/
-    Alexander Viro <viro@zeniv.linux.org.uk>
-    "David S. Miller" <davem@davemloft.net>
-    Eric Dumazet <edumazet@google.com>
-    Jakub Kicinski <kuba@kernel.org>
-    Paolo Abeni <pabeni@redhat.com>
-    linux-kernel@vger.kernel.org
-    netdev@vger.kernel.org
-  Moved with patch 4's fix; the export and the uio.h prototype are kept
-  here (KMI-neutral prefix).
-
-14/43 caif: don't assume iov_iter type
+13/44 caif: don't assume iov_iter type
     "David S. Miller" <davem@davemloft.net>
     Eric Dumazet <edumazet@google.com>
     Jakub Kicinski <kuba@kernel.org>
@@ -232,13 +213,13 @@ Per patch: recipients and notes
   lines are caif's own). Backport of c19175141079 (Keith Busch), code
   unchanged; 6.1.y never had it. Also posted alone to stable as [PATCH
   6.1.y] (patches/6.1.y/stable/caif/), which asks stable to cherry-pick
-  the upstream commit as it is, or take this patch. Without it, patch 27
+  the upstream commit as it is, or take this patch. Without it, patch 26
   (nr_segs = 1 for ITER_UBUF) makes caif_seqpkt_sendmsg() read a user
   address as a struct iovec pointer: an oops under SMAP/PAN on write(2),
-  and from patches 33 and 35 on send(2) and one-vector sendmsg(2). Needs
+  and from patches 35 and 37 on send(2) and one-vector sendmsg(2). Needs
   a netdev ack. make uaudit fails if the read comes back.
 
-15/43 net: add a KUnit test of caif seqpacket sendmsg() on user-backed iterators
+14/44 net: add a KUnit test of caif seqpacket sendmsg() on user-backed iterators
     "David S. Miller" <davem@davemloft.net>
     Eric Dumazet <edumazet@google.com>
     Jakub Kicinski <kuba@kernel.org>
@@ -246,49 +227,49 @@ Per patch: recipients and notes
     netdev@vger.kernel.org
     linux-kernel@vger.kernel.org
   net_test_caif_ubuf: a UBUF and a one-segment IOVEC send must both fail
-  with -ETIMEDOUT on an unconnected socket. Without patch 14 it fails
-  with -EINVAL before patch 27 (the regression write(2) has had since
+  with -ETIMEDOUT on an unconnected socket. Without patch 13 it fails
+  with -EINVAL before patch 26 (the regression write(2) has had since
   v6.0), and oopses under SMAP (x86_64 KUnit runs use -cpu max) from
-  patch 27 on. Enables nothing itself: the kunitconfig has CONFIG_CAIF=y.
+  patch 26 on. Enables nothing itself: the kunitconfig has CONFIG_CAIF=y.
 
-16/43 block: ensure bio_alloc_map_data() deals with ITER_UBUF correctly
+15/44 block: ensure bio_alloc_map_data() deals with ITER_UBUF correctly
     Jens Axboe <axboe@kernel.dk>
     linux-block@vger.kernel.org
     linux-kernel@vger.kernel.org
   Jens Axboe's 0a2481cde24f, plus the iter_is_iovec() test of the line
   that came with d46aa786fa53 upstream (the bracketed note says so).
-  Preparation for patch 33 (blk_rq_map_user() then imports ITER_UBUF):
+  Preparation for patch 35 (blk_rq_map_user() then imports ITER_UBUF):
   without it the bounce path would memcpy from a user address and point
   the saved iterator at kernel memory. Not reachable in 6.1 before patch
-  33, so no Fixes:. Needs the block maintainer's ack.
+  35, so no Fixes:. Needs the block maintainer's ack.
 
-17/43 block: map ITER_UBUF user memory directly in blk_rq_map_user_iov()
+16/44 block: map ITER_UBUF user memory directly in blk_rq_map_user_iov()
     Jens Axboe <axboe@kernel.dk>
     linux-block@vger.kernel.org
     linux-kernel@vger.kernel.org
   Only the user_backed_iter() hunk of d46aa786fa53 (Keith Busch;
   a696647a3b58 was its linux-next id); 6.1 has no import_ubuf(). Without
-  it SG_IO with one buffer would always bounce after patch 33.
+  it SG_IO with one buffer would always bounce after patch 35.
 
-18/43 io_uring/rw: leave an ITER_UBUF iterator alone in io_req_map_rw()
+17/44 io_uring/rw: leave an ITER_UBUF iterator alone in io_req_map_rw()
     Jens Axboe <axboe@kernel.dk>
     Pavel Begunkov <asml.silence@gmail.com>
     io-uring@vger.kernel.org
     linux-kernel@vger.kernel.org
   Only the io_req_map_rw() hunk of 1e23db450cff. Without it an
-  IORING_OP_READ punted to io-wq after patch 33 would write through a
+  IORING_OP_READ punted to io-wq after patch 35 would write through a
   kernel address. Needs the io_uring maintainer's ack.
 
-19/43 io_uring/net: leave an ITER_UBUF iterator alone in io_setup_async_msg()
+18/44 io_uring/net: leave an ITER_UBUF iterator alone in io_setup_async_msg()
     Jens Axboe <axboe@kernel.dk>
     Pavel Begunkov <asml.silence@gmail.com>
     io-uring@vger.kernel.org
     linux-kernel@vger.kernel.org
   Only the io_setup_async_msg() hunk of 4b61152e107a; a single-vector
-  sendmsg/recvmsg punted after patch 35 would otherwise get a kernel
+  sendmsg/recvmsg punted after patch 37 would otherwise get a kernel
   address as its user buffer.
 
-20/43 iov_iter: add iter_iov_addr() and iter_iov_len() helpers
+19/44 iov_iter: add iter_iov_addr() and iter_iov_len() helpers
     Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   A 6.1.y-specific rewrite of 95e49cf8373a, labelled so: no struct iovec
@@ -297,20 +278,20 @@ Per patch: recipients and notes
   on them) and iter_iov_array() replaces iter_iov(). The next patch tests
   them.
 
-21/43 lib: test iter_iov_addr() and iov_iter_iovec() on user iterators
+20/44 lib: test iter_iov_addr() and iov_iter_iovec() on user iterators
     linux-kernel@vger.kernel.org
   Test only (moved out of the port). iov_test_user_segment fails on ubuf
   without the previous patch.
 
-22/43 ALSA: pcm: check for user backed iterator, not specific iterator type
+21/44 ALSA: pcm: check for user backed iterator, not specific iterator type
     Jaroslav Kysela <perex@perex.cz>
     Takashi Iwai <tiwai@suse.com>
     alsa-devel@alsa-project.org
     linux-kernel@vger.kernel.org
   Needs the ALSA maintainer's ack. Mono non-interleaved readv/writev keep
-  working after patch 35.
+  working after patch 37.
 
-23/43 IB/hfi1: check for user backed iterator, not specific iterator type
+22/44 IB/hfi1: check for user backed iterator, not specific iterator type
     Dennis Dalessandro <dennis.dalessandro@cornelisnetworks.com>
     Jason Gunthorpe <jgg@ziepe.ca>
     Leon Romanovsky <leon@kernel.org>
@@ -321,7 +302,7 @@ Per patch: recipients and notes
   patch of the tail), from the !dim test; from then on it reaches the
   request parser.
 
-24/43 IB/qib: check for user backed iterator, not specific iterator type
+23/44 IB/qib: check for user backed iterator, not specific iterator type
     Dennis Dalessandro <dennis.dalessandro@cornelisnetworks.com>
     Jason Gunthorpe <jgg@ziepe.ca>
     Leon Romanovsky <leon@kernel.org>
@@ -330,21 +311,21 @@ Per patch: recipients and notes
   Needs the RDMA maintainers' ack. Plain write(2) goes to qib_write(), so
   only writev(2) is affected.
 
-25/43 usb: gadget: f_fs: Fix ffs_epfile_read_iter to handle ITER_UBUF
+24/44 usb: gadget: f_fs: Fix ffs_epfile_read_iter to handle ITER_UBUF
     Greg Kroah-Hartman <gregkh@linuxfoundation.org>
     linux-usb@vger.kernel.org
     linux-kernel@vger.kernel.org
   Needs the USB maintainer's ack. Without it aio IOCB_CMD_PREAD on an
-  endpoint file fails with -ENOMEM after patch 33 (dup_iter() returns
+  endpoint file fails with -ENOMEM after patch 35 (dup_iter() returns
   NULL for ITER_UBUF).
 
-26/43 usb: gadgetfs: Fix ep_read_iter to handle ITER_UBUF
+25/44 usb: gadgetfs: Fix ep_read_iter to handle ITER_UBUF
     Greg Kroah-Hartman <gregkh@linuxfoundation.org>
     linux-usb@vger.kernel.org
     linux-kernel@vger.kernel.org
   As the f_fs patch, for the legacy gadgetfs.
 
-27/43 iov_iter: set nr_segs = 1 for ITER_UBUF
+26/44 iov_iter: set nr_segs = 1 for ITER_UBUF
     Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   Header-only, and the first patch of the ABI tail: no type or export
@@ -354,30 +335,68 @@ Per patch: recipients and notes
   longer sits in the prefix (review-6.1.y-3 S2). Every reader of nr_segs
   and of the iterator union in the tree is listed, with why it is safe,
   by make uaudit (Documentation/6.1.y/porting.md); the one that was not,
-  caif, is fixed by patch 14. The next patch makes the KUnit model check
+  caif, is fixed by patch 13. The next patch makes the KUnit model check
   nr_segs of a ubuf.
 
-28/43 lib: check nr_segs of an ITER_UBUF in the iov_iter KUnit model
+27/44 lib: check nr_segs of an ITER_UBUF in the iov_iter KUnit model
     linux-kernel@vger.kernel.org
   Test only (moved out of the port). Every ubuf case fails without the
   previous patch (73 in the x86_64 run of v1).
 
-29/43 iov_iter: Renumber ITER_* constants
+28/44 iov_iter, net: Move csum_and_copy_to/from_iter() to net/
+    Alexander Viro <viro@zeniv.linux.org.uk>
+    "David S. Miller" <davem@davemloft.net>
+    Eric Dumazet <edumazet@google.com>
+    Jakub Kicinski <kuba@kernel.org>
+    Paolo Abeni <pabeni@redhat.com>
+    linux-kernel@vger.kernel.org
+    netdev@vger.kernel.org
+  Needs a netdev ack. The 6.1 pipe branch (splice from UDP through
+  generic_file_splice_read) is new relative to mainline: copy_to_iter()
+  plus csum_partial() of the source; KUnit net_test_csum_datagram_pipe
+  covers it. Both exports are kept here. In the ABI tail: their
+  modversions CRCs change, as genksyms computes them in datagram.c and
+  skbuff.c (make abi).
+
+29/44 iov_iter, net: Fold in csum_and_memcpy()
+    "David S. Miller" <davem@davemloft.net>
+    Eric Dumazet <edumazet@google.com>
+    Jakub Kicinski <kuba@kernel.org>
+    Paolo Abeni <pabeni@redhat.com>
+    linux-kernel@vger.kernel.org
+    netdev@vger.kernel.org
+  Includes the from + progress fix (fe92f874f091, Michael Lass) from the
+  start, named in the bracketed note: a separate backport would leave one
+  commit at which the net csum tests fail.
+
+30/44 iov_iter, net: Move hash_and_copy_to_iter() to net/
+    Alexander Viro <viro@zeniv.linux.org.uk>
+    "David S. Miller" <davem@davemloft.net>
+    Eric Dumazet <edumazet@google.com>
+    Jakub Kicinski <kuba@kernel.org>
+    Paolo Abeni <pabeni@redhat.com>
+    linux-kernel@vger.kernel.org
+    netdev@vger.kernel.org
+  Moved with patch 4's fix; the export and the uio.h prototype are kept
+  here. In the ABI tail: the CRCs of hash_and_copy_to_iter() and
+  skb_copy_and_hash_datagram_iter() change (make abi).
+
+31/44 iov_iter: Renumber ITER_* constants
     Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   ABI tail: changes the values that inline uio.h helpers compile into
   modules (make abi shows the enumerator changes). No in-tree 6.1 code
   depends on the numeric values.
 
-30/43 iov_iter: Derive user-backedness from the iterator type
+32/44 iov_iter: Derive user-backedness from the iterator type
     Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   ABI tail: struct iov_iter loses user_backed. Its readers that mainline
   converted first (sound, hfi1, qib, block) were converted in patches
-  16-17 and 22-24, with iter_iov_array() for the iovec array, because
+  15-16 and 21-23, with iter_iov_array() for the iovec array, because
   UBUF's ubuf aliases iov.
 
-31/43 iov_iter, net: Merge csum_and_copy_from_iter{,_full}() together
+33/44 iov_iter, net: Merge csum_and_copy_from_iter{,_full}() together
     "David S. Miller" <davem@davemloft.net>
     Eric Dumazet <edumazet@google.com>
     Jakub Kicinski <kuba@kernel.org>
@@ -388,7 +407,7 @@ Per patch: recipients and notes
   a pipe/discard source becomes WARN_ON_ONCE, and bytes == 0 from such a
   source now returns false.
 
-32/43 iov_iter, net: Unexport csum_and_copy_to_iter() and hash_and_copy_to_iter()
+34/44 iov_iter, net: Unexport csum_and_copy_to_iter() and hash_and_copy_to_iter()
     Alexander Viro <viro@zeniv.linux.org.uk>
     "David S. Miller" <davem@davemloft.net>
     Eric Dumazet <edumazet@google.com>
@@ -399,43 +418,34 @@ Per patch: recipients and notes
   ABI tail: the unexport half of 6d0d41991428 and b5f0e20f444c, split out
   so that the moves keep the ABI.
 
-33/43 iov_iter: convert import_single_range() to ITER_UBUF
+35/44 iov_iter: convert import_single_range() to ITER_UBUF
     Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   ABI tail: same structure and exports, but an exported function hands
   modules ITER_UBUF where they saw ITER_IOVEC. The next patch tests it
   against the ITER_IOVEC it replaces.
 
-34/43 lib: test import_single_range() against the ITER_IOVEC it replaces
+36/44 lib: test import_single_range() against the ITER_IOVEC it replaces
     linux-kernel@vger.kernel.org
   Test only (moved out of the port); in the ABI tail's place because it
   tests the tail. Upstream has no test.
 
-35/43 iov_iter: import single vector iovecs as ITER_UBUF
+37/44 iov_iter: import single vector iovecs as ITER_UBUF
     Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
-  ABI tail, as patch 33. Includes Pavel Begunkov's f4b78260fc67 (*iovp
+  ABI tail, as patch 35. Includes Pavel Begunkov's f4b78260fc67 (*iovp
   cleared before the copy). iov_test_import_iovec; the per-syscall
   program checks 1- and 2-vector readv/writev/sendmsg/recvmsg byte-exact.
   The length of the one vector is capped at MAX_RW_COUNT before
   access_ok() (as in mainline). Hazard for out-of-tree callers: fast_segs
   0 with *iovp NULL now has the vector copied through that NULL.
 
-36/43 lib: test import_iovec() of one vector and its errors
+38/44 lib: test import_iovec() of one vector and its errors
     linux-kernel@vger.kernel.org
   Test only (moved out of the port): type, count, segments and address
   for one and two vectors, and the errors with *iovp cleared.
 
-37/43 iov_iter: Start from iov_offset in iov_iter_gap_alignment()
-    Alexander Viro <viro@zeniv.linux.org.uk>
-    linux-kernel@vger.kernel.org
-  Not upstream yet: the 6.1.y form of the mainline line's iov_iter-fixes
-  4/4 (same one-line change), found by the queries test that follows.
-  Fixes: 610c7a71543d (v5.14).  No 6.1 caller hands it an advanced
-  iterator, so no Cc: stable.  KMI: none (make abi).  Mutation
-  gap-alignment-whole-first-segment undoes it.
-
-38/43 lib: test the alignment, page count and duplication queries of iov_iter
+39/44 lib: test the alignment, page count and duplication queries of iov_iter
     linux-kernel@vger.kernel.org
   Test only, the 6.1.y form of the mainline tests posting's 9/11:
   iov_test_queries (every kind and layout, every position of a walk, a
@@ -445,7 +455,7 @@ Per patch: recipients and notes
   own); the ten mutations after gap-alignment-whole-first-segment in
   ci/6.1.y/mutations are its.
 
-39/43 lib: test the full copies, uio.h helpers and refused page requests of iov_iter
+40/44 lib: test the full copies, uio.h helpers and refused page requests of iov_iter
     linux-kernel@vger.kernel.org
   Test only, the 6.1.y form of the mainline tests posting's 10/13, less
   what 6.1 lacks (copy_to_iter_full(), iov_iter_extract_will_pin()), plus
@@ -454,7 +464,7 @@ Per patch: recipients and notes
   not have) and a pipe case.  One mutation per contract row it closes, in
   ci/6.1.y/mutations.
 
-40/43 lib: test the import limits and the faulting copies of iov_iter
+41/44 lib: test the import limits and the faulting copies of iov_iter
     linux-kernel@vger.kernel.org
   Test only (issue: tests of every contract).  The import limits
   mainline's tests posting 6/17 and 12/17 cover, in 6.1's form
@@ -465,7 +475,7 @@ Per patch: recipients and notes
   never touched.  Closes 11 gap rows of Documentation/6.1.y/contracts.md;
   one mutation per row in ci/6.1.y/mutations.
 
-41/43 lib: test a full pipe, the queries, advance and revert of ITER_PIPE
+42/44 lib: test a full pipe, the queries, advance and revert of ITER_PIPE
     linux-kernel@vger.kernel.org
   Test only (issue: tests of every contract).  ITER_PIPE is 6.1-only
   (gone in v6.5), so mainline has no counterpart.  Closes 14 PIPE rows of
@@ -476,7 +486,7 @@ Per patch: recipients and notes
   ITER_PIPE (dup_iter, the _copy_from_iter family) stay gaps: 6.1 KUnit
   cannot count a warning.
 
-42/43 lib: test the page getters' limits, compat imports, iovec helpers
+43/44 lib: test the page getters' limits, compat imports, iovec helpers
     linux-kernel@vger.kernel.org
   Test only (issue: tests of every contract).  The page getters' limits
   in 6.1's form (mainline's tests posting 15/17 tests them with
@@ -489,7 +499,7 @@ Per patch: recipients and notes
   Documentation/6.1.y/contracts.md; 10 mutations in ci/6.1.y/mutations,
   each caught.
 
-43/43 lib: test the warnings of iov_iter's refused requests
+44/44 lib: test the warnings of iov_iter's refused requests
     linux-kernel@vger.kernel.org
   Test only (issue: tests of every contract).  6.1's KUnit cannot
   suppress or count a warning: the cases are a suite of their own behind

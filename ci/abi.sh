@@ -9,7 +9,14 @@
 # with abidw.  The ABI is the base's exports of those objects plus the
 # probe's variables; abidiff compares each patch with its parent and the
 # end of the KMI-neutral prefix with the base.  The exports themselves are
-# compared too (a symbol can stay global and lose its export).
+# compared too (a symbol can stay global and lose its export), and so are
+# their modversions CRCs, the check a GKI kernel makes when it loads a
+# module: the build has CONFIG_MODVERSIONS, and the kernel's own modpost
+# writes <rev>.symvers (Module.symvers' format) from genksyms' CRCs of the
+# three objects, as it does for vmlinux.  Every export must have a CRC.
+# A CRC of those exports covers the genksyms expansion of the types in
+# its prototype (struct iov_iter and what it holds), the same expansion
+# every other export that takes an iov_iter gets.
 #
 # ci/6.1.y/abi-tail lists the patches allowed to change the ABI, with reasons:
 # they must be the last ones of the series.  Any other patch that changes
@@ -42,7 +49,8 @@ abi_build() {
 	local rev=$1 cmd o
 	git -C "$wt" checkout -q -f --detach "$rev"
 	# MODULES: without it EXPORT_SYMBOL() emits nothing to compare.
-	"$wt/scripts/config" --file "$bdir/.config" --enable MODULES --disable DEBUG_INFO_NONE \
+	"$wt/scripts/config" --file "$bdir/.config" --enable MODULES --enable MODVERSIONS \
+		--disable DEBUG_INFO_NONE \
 		--enable DEBUG_INFO --enable DEBUG_INFO_DWARF4 --disable DEBUG_INFO_BTF \
 		--disable DEBUG_INFO_REDUCED --disable DEBUG_INFO_SPLIT
 	"${kmake[@]}" olddefconfig >/dev/null
@@ -57,7 +65,34 @@ abi_build() {
 		die "ci/abi-probe.c does not build at $rev (see $res/probe-$rev.log)"
 	o=$res/$rev.o
 	"${cross}ld" -r -o "$o" "${objs[@]/#/$bdir/}" "$res/probe.o"
-	"${cross}nm" "$o" | sed -n 's/^.* __ksymtab_//p' | sort -u > "$res/$rev.exports"
+	"${cross}nm" "$o" | sed -n 's/^.* __ksymtab_//p' | LC_ALL=C sort -u > "$res/$rev.exports"
+	abi_symvers "$rev"
+}
+
+# abi_symvers REV: out/<line>/abi/<rev>.symvers, modpost's Module.symvers of
+# the three objects, as if they were all of vmlinux: modpost reads the
+# objects' list from .vmlinux.objs and each one's CRCs from its .cmd file.
+abi_symvers() {
+	local rev=$1 d=$LB/abi/modpost f missing
+	grep -q '^CONFIG_MODVERSIONS=y' "$bdir/.config" || die "CONFIG_MODVERSIONS is off in $bdir/.config"
+	rm -rf "$d"
+	mkdir -p "$d"
+	for f in "${objs[@]}"; do
+		mkdir -p "$d/${f%/*}"
+		cp "$bdir/$f" "$d/$f"
+		cp "$bdir/${f%/*}/.${f##*/}.cmd" "$d/${f%/*}/"
+	done
+	printf '%s\n' "${objs[@]}" > "$d/.vmlinux.objs"
+	"${cross}ld" -r -o "$d/vmlinux.o" "${objs[@]/#/$d/}"
+	(cd "$d" && "$bdir/scripts/mod/modpost" -m -o Module.symvers vmlinux.o </dev/null) \
+		>"$res/modpost-$rev.log" 2>&1 ||
+		die "modpost failed at $rev (see $res/modpost-$rev.log)" "(cd $d && $bdir/scripts/mod/modpost -m -o Module.symvers vmlinux.o)"
+	LC_ALL=C sort -k2,2 "$d/Module.symvers" > "$res/$rev.symvers"
+	# Every export of the objects, and no CRC of zero (a missing one).
+	missing=$(LC_ALL=C comm -23 <(grep -v '^abi_probe_' "$res/$rev.exports") <(cut -f2 "$res/$rev.symvers" | sort -u) | paste -sd' ' -)
+	[ -z "$missing" ] || die "no CRC at $rev for: $missing" "make$LINEOPT abi"
+	! awk -F'\t' '$1 ~ /^0x0+$/ { print; bad = 1 } END { exit !bad }' "$res/$rev.symvers" ||
+		die "a CRC of zero at $rev in $res/$rev.symvers" "make$LINEOPT abi"
 }
 
 # abi_describe REV: out/<line>/abi/<rev>.abi, abidw's description of
@@ -149,17 +184,31 @@ compare() {
 		rc=$((rc | 4))
 	fi
 	rm -f "$out.probe"
+	# The CRCs of the exports both have.
+	local crcs ncrc
+	crcs=$(LC_ALL=C join -t "$(printf '\t')" -j 2 -o 0,1.1,2.1 "$res/$a.symvers" "$res/$b.symvers" | awk -F'\t' '$2 != $3 { print $1 }')
+	ncrc=$(printf '%s' "$crcs" | grep -c . || true)
+	[ "$ncrc" -eq 0 ] || { echo; echo "modversions CRCs changed ($ncrc):"; printf '%s\n' "$crcs" | sed 's/^/  /'; } >> "$out"
 	gone=$(comm -23 "$res/$a.exports" "$res/$b.exports" | paste -sd' ' -)
 	added=$(comm -13 "$res/$a.exports" "$res/$b.exports" | paste -sd' ' -)
 	{ [ -z "$gone" ] || echo "exports removed: $gone"; [ -z "$added" ] || echo "exports added: $added"; } >> "$out"
-	if [ "$rc" -eq 0 ] && [ -z "$gone" ]; then
+	if [ "$rc" -eq 0 ] && [ -z "$gone" ] && [ "$ncrc" -eq 0 ]; then
 		echo "none${added:+ (exports added: $added)}"
 	else
 		# "Functions changes summary: 1 Removed, 0 Changed (156 filtered
 		# out), 1 Added functions" -> "functions -1 ~0 +1"
 		local s
 		s=$(sed -nE '1,2s/^(Function|Variable)s changes summary: ([0-9]+) Removed[^,]*, ([0-9]+) Changed[^,]*, ([0-9]+) Added.*/\L\1s -\2 ~\3 +\4/p' "$out" | paste -sd' ' -)
-		echo "CHANGED: ${s}${probe}${gone:+; exports removed: $gone}"
+		local parts=()
+		# A summary of nothing but zeros says nothing: leave it out.
+		if [ -n "$s" ] && [ -n "$(printf '%s' "$s" | tr -d ' ~+a-z0-' )" ]; then
+			parts+=("$s")
+		fi
+		[ -z "$probe" ] || parts+=("${probe#; }")
+		[ -z "$gone" ] || parts+=("exports removed: $gone")
+		[ "$ncrc" -eq 0 ] || parts+=("CRCs changed: $ncrc")
+		local IFS=';'
+		echo "CHANGED: ${parts[*]}" | sed 's/;/; /g'
 	fi
 }
 
@@ -205,7 +254,8 @@ if [ "$nprefix" -eq 0 ]; then pend=$base; fi
 verdict=$(compare "$base" "$pend" "$res/prefix.abidiff")
 {
 	echo "  base..end of prefix: $verdict"
-	echo "  (abidiff over the base's $(($(wc -l < "$res/$base.exports") - 4)) exports of those objects and the probe's 4 types;"
+	echo "  (abidiff over the base's $(($(wc -l < "$res/$base.exports") - 4)) exports of those objects and the probe's 4 types,"
+	echo "   modpost's modversions CRCs of the $(wc -l < "$res/$base.symvers") exports;"
 	echo "   -removed ~changed +added, full reports in ${res#"$TOP"/}/<n>.abidiff)"
 } >> "$res/table.txt"
 case $verdict in

@@ -11,7 +11,12 @@
 //   iovec  a call of iov_iter_iovec() on such a path;
 //   import a call of import_single_range(), import_iovec() or
 //          __import_iovec(): what the caller does with the iterator decides;
-//   dup    a call of dup_iter(), which refuses ITER_UBUF in 6.1.
+//   dup    a call of dup_iter(), which refuses ITER_UBUF in 6.1;
+//   revert a call of iov_iter_revert(): an ITER_UBUF reverted past its
+//          start is a BUG() where a one-segment ITER_IOVEC walked back
+//          without a word, and from "iov_iter: convert
+//          import_single_range() to ITER_UBUF" send(2), recv(2) and one-vector
+//          sendmsg(2) and recvmsg(2) hand protocols an ITER_UBUF.
 //
 // The type tests that count are the iterator-type helpers of <linux/uio.h>
 // and reads of ->iter_type, applied to the same iterator.  Types come from
@@ -128,3 +133,22 @@ fn << call.fn;
 C << call.C;
 @@
 report("dup" if C == "dup_iter" else "import", p, fn, "%s()" % C)
+
+@revert@
+identifier fn;
+expression E, N;
+position p;
+@@
+fn(...) {
+<+...
+iov_iter_revert@p(E, N)
+...+>
+}
+
+@script:python@
+p << revert.p;
+fn << revert.fn;
+E << revert.E;
+N << revert.N;
+@@
+report("revert", p, fn, "iov_iter_revert(%s, %s)" % (E, N))

@@ -13,11 +13,16 @@
 # is safe, or the patch before which it must be gone) and fails on an
 # unexplained hit, on a hit left at or after the patch that makes it
 # reachable, and on an explanation that no longer matches anything.
-# Last, the self-test puts caif's old msg_iter.iov check back on top of the
-# tip and requires the audit to fail on it.
+# It also lists every iov_iter_revert() call: an ITER_UBUF reverted past
+# its start is a BUG(), and from "iov_iter: convert import_single_range()
+# to ITER_UBUF" on send(2), recv(2) and one-vector sendmsg(2) and
+# recvmsg(2) hand protocols one; each call is explained as a read is.
+# Last, two self-tests put a known unsafe hit back on top of the tip and
+# require the audit to fail on it: caif's old msg_iter.iov check, and a
+# revert in sock_sendmsg_nosec() of a byte it never consumed.
 #
 #   UAUDIT_TIP=<commit>   audit base..<commit> instead of base..HEAD
-#   UAUDIT_SELFTEST=0     skip the self-test
+#   UAUDIT_SELFTEST=0     skip the self-tests
 #   UAUDIT_WRITE=1        write the table into Documentation/6.1.y/porting.md
 #   NOCACHE=1             scan every file again (the cache of per-file hits
 #                         is ~/.cache/iov_iter-series/uaudit, UAUDIT_CACHE)
@@ -31,7 +36,7 @@ COCCI=$TOP/ci/uaudit.cocci
 res=$OUT/uaudit
 repro="make$LINEOPT uaudit"
 # The files spatch reads: any that names a field or function the rules look at.
-RE='(->|\.)[[:space:]]*(iov|kvec|bvec|nr_segs)\b|iov_iter_iovec|import_single_range|import_iovec|dup_iter'
+RE='(->|\.)[[:space:]]*(iov|kvec|bvec|nr_segs)\b|iov_iter_iovec|import_single_range|import_iovec|dup_iter|iov_iter_revert'
 
 rm -rf "$res"
 mkdir -p "$res"
@@ -177,12 +182,40 @@ PY
 	fi
 fi
 
-# --- Self-test: caif's check, put back at the tip, must fail the audit ------
+# --- Self-tests: a known unsafe hit, put back at the tip, must fail the audit --
+# selftest NAME FILE FUNCTION WHAT: FILE of the tip, edited by the Python
+# on stdin (it gets the file's path), committed on top of the tip; the audit
+# of that commit must fail, and on FUNCTION.
+selftest() {
+	local name=$1 f=$2 fn=$3 what=$4 idx=$res/selftest.index blob tree c
+	tgit show "$tip:$f" > "$res/$name.c"
+	python3 - "$res/$name.c" || die "uaudit self-test $name: $f has changed; update ci/uaudit.sh" "$repro"
+	blob=$(tgit hash-object -w "$res/$name.c")
+	GIT_INDEX_FILE=$idx tgit read-tree "$tip"
+	GIT_INDEX_FILE=$idx tgit update-index --cacheinfo "100644,$blob,$f"
+	tree=$(GIT_INDEX_FILE=$idx tgit write-tree)
+	rm -f "$idx"
+	c=$(printf 'uaudit self-test: %s\n' "$what" |
+		GIT_AUTHOR_NAME=$BASE_NAME GIT_AUTHOR_EMAIL=$BASE_EMAIL GIT_AUTHOR_DATE=$BASE_DATE \
+		GIT_COMMITTER_NAME=$BASE_NAME GIT_COMMITTER_EMAIL=$BASE_EMAIL GIT_COMMITTER_DATE=$BASE_DATE \
+		tgit commit-tree "$tree" -p "$tip")
+	if audit "$c" "selftest-$name"; then
+		printf 'FAIL\tuaudit:self-test: %s, put back at the tip, was not found\n' "$what" >> "$res/results.tsv"
+		log "self-test FAILED: $what passed the audit (${res#"$TOP"/}/selftest-$name.txt)"
+		rc=1
+	elif grep -q "$fn" "$res/selftest-$name.txt"; then
+		printf 'PASS\tuaudit:self-test: %s, put back at the tip, is found\n' "$what" >> "$res/results.tsv"
+	else
+		printf 'FAIL\tuaudit:self-test: the audit failed, but not on %s()\n' "$fn" >> "$res/results.tsv"
+		log "self-test FAILED: the audit of $what failed elsewhere (${res#"$TOP"/}/selftest-$name.txt)"
+		rc=1
+	fi
+}
+
 if [ "${UAUDIT_SELFTEST:-1}" = 1 ]; then
-	f=net/caif/caif_socket.c
-	idx=$res/selftest.index
-	tgit show "$tip:$f" > "$res/caif.c"
-	python3 - "$res/caif.c" <<'PY'
+	# caif's old check, which read msg_iter.iov of what write(2) makes an
+	# ITER_UBUF.
+	selftest caif net/caif/caif_socket.c caif_seqpkt_sendmsg "caif's msg_iter.iov check" <<'PY'
 import sys
 p = sys.argv[1]
 s = open(p).read()
@@ -192,31 +225,25 @@ new = ("\tret = -EINVAL;\n"
        "\t    unlikely(msg->msg_iter.iov->iov_base == NULL))\n"
        "\t\tgoto err;\n") + old
 if s.count(old) != 1:
-    sys.exit("uaudit self-test: caif_seqpkt_sendmsg() has changed; update ci/uaudit.sh")
+    sys.exit(1)
 open(p, "w").write(s.replace(old, new))
 PY
-	blob=$(tgit hash-object -w "$res/caif.c")
-	GIT_INDEX_FILE=$idx tgit read-tree "$tip"
-	GIT_INDEX_FILE=$idx tgit update-index --cacheinfo "100644,$blob,$f"
-	tree=$(GIT_INDEX_FILE=$idx tgit write-tree)
-	rm -f "$idx"
-	c=$(printf 'uaudit self-test: caif reads msg_iter.iov again\n' |
-		GIT_AUTHOR_NAME=$BASE_NAME GIT_AUTHOR_EMAIL=$BASE_EMAIL GIT_AUTHOR_DATE=$BASE_DATE \
-		GIT_COMMITTER_NAME=$BASE_NAME GIT_COMMITTER_EMAIL=$BASE_EMAIL GIT_COMMITTER_DATE=$BASE_DATE \
-		tgit commit-tree "$tree" -p "$tip")
-	if audit "$c" selftest; then
-		printf 'FAIL\tuaudit:self-test: caif'"'"'s msg_iter.iov check put back at the tip was not found\n' >> "$res/results.tsv"
-		log "self-test FAILED: the reintroduced caif check passed the audit (${res#"$TOP"/}/selftest.txt)"
-		rc=1
-	elif grep -q 'caif_seqpkt_sendmsg' "$res/selftest.txt"; then
-		printf 'PASS\tuaudit:self-test: caif'"'"'s msg_iter.iov check put back at the tip is found\n' >> "$res/results.tsv"
-	else
-		printf 'FAIL\tuaudit:self-test: the audit failed, but not on caif_seqpkt_sendmsg()\n' >> "$res/results.tsv"
-		rc=1
-	fi
+	# A revert of a byte the function never consumed, on what send(2) and
+	# a one-vector sendmsg(2) hand it as an ITER_UBUF: a BUG() at the
+	# start of the buffer.
+	selftest revert net/socket.c sock_sendmsg_nosec "a revert in sock_sendmsg_nosec() of a byte it never consumed" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+old = "\tBUG_ON(ret == -EIOCBQUEUED);\n\treturn ret;\n"
+new = "\tBUG_ON(ret == -EIOCBQUEUED);\n\tiov_iter_revert(&msg->msg_iter, 1);\n\treturn ret;\n"
+if s.count(old) != 1:
+    sys.exit(1)
+open(p, "w").write(s.replace(old, new))
+PY
 fi
 
 if [ "$rc" != 0 ]; then
-	die "unexplained or reachable iov_iter reads (${res#"$TOP"/}/audit.txt)" "$repro"
+	die "unexplained or reachable iov_iter reads or reverts (${res#"$TOP"/}/audit.txt)" "$repro"
 fi
 log "every hit at every commit is explained (table: ${res#"$TOP"/}/table.md)"
