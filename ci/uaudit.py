@@ -8,9 +8,11 @@ Inputs (ci/uaudit.sh writes the first three):
   --commits    commit, subject of each patch, in order
   --explained  ci/6.1.y/uaudit-explained: kind, file, function, expression,
                verdict, reason (tab-separated; # comments).  The verdict is
-               "safe", or "until <subject>": acceptable only before the patch
-               with that subject, which makes the read reachable with an
-               ITER_UBUF (so its fix must come earlier).
+               "safe"; "risk", accepted with a risk the reason states (the
+               table shows it, for the cover letter to say); or "until
+               <subject>": acceptable only before the patch with that
+               subject, which makes the read reachable with an ITER_UBUF
+               (so its fix must come earlier).
 Fails on a hit with no explanation, on an "until" hit at or after its patch,
 on an "until" subject the series does not have, and on an explanation that
 matches nothing at any commit.  Writes results (PASS/FAIL lines) and the
@@ -66,8 +68,8 @@ def main():
             until = by_subject.get(verdict[6:])
             if until is None:
                 bad.append(f'{args.explained}: {"/".join(key)}: no patch "{verdict[6:]}" in the series')
-        elif verdict != 'safe':
-            bad.append(f'{args.explained}: {"/".join(key)}: verdict "{verdict}" is neither "safe" nor "until <subject>"')
+        elif verdict not in ('safe', 'risk'):
+            bad.append(f'{args.explained}: {"/".join(key)}: verdict "{verdict}" is not "safe", "risk" or "until <subject>"')
         explained[key] = (verdict, until, reason)
 
     seen = collections.defaultdict(list)  # key -> commit indices
