@@ -15,10 +15,10 @@ stable@vger.kernel.org (.b4-config).  A vendor takes it from the
 posting, with the people and lists get_maintainer names for each patch
 in copy.  The one fix stable can take, patch 13 (caif, a regression
 since v6.0), goes to stable on its own as [PATCH 6.1.y]
-(patches/6.1.y/stable/caif/, make mbox).  Patches 1-4 are fixes with
-Fixes:; patch 1 is mainline's 4397a17c1dc5, patches 2-3 are not in
-mainline yet (the project's mainline line sends them there first), and
-patch 4 is stable-only (mainline removed the function), with no Cc:
+(patches/6.1.y/stable/caif/, make mbox).  Patches 1-5 are fixes:
+patch 1 is mainline's 4397a17c1dc5 (no Fixes: upstream), patches 2, 3
+and 5 carry Fixes: and are not in mainline yet (the project's mainline
+line sends them there first), and patch 4 is stable-only (mainline removed the function), with no Cc:
 stable: every stable tree older than v6.16 has the same bug.  Every port
 names its upstream commit in stable's form ("commit <sha> upstream.")
 and notes its 6.1 adaptations in brackets; the tests, the benchmarks and
@@ -54,7 +54,7 @@ chosen at run time the compiler emits an indirect call, a retpoline with
 mitigations on: "function pointers are bad.  Avoid them like the
 plague".  Here every caller passes its steps as compile-time constants to
 __always_inline workers; no step is selected through a pointer (6.1 has
-no iter->copy_mc to tempt one).  Patch 10 measures what the rejected
+no iter->copy_mc to tempt one).  Patch 11 measures what the rejected
 shape would cost: the *_indirect benchmark cases run the same walk in
 one out-of-line function whose steps are hidden function pointers, and
 make bench reports them against the inline walk.  The dispatcher is an
@@ -101,9 +101,10 @@ Per patch: recipients and notes
 1/44 iov_iter: move iter_ubuf check inside restore WARN
     Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
-  Backport of 4397a17c1dc5 (Keith Busch, v6.3), unchanged. Fixes:
-  fcb14cb1bdac. No Cc: stable: the only 6.1 caller (io_uring) restores
-  IOVEC and BVEC iterators, so nothing reaches it before patch 35.
+  Backport of 4397a17c1dc5 (Keith Busch, v6.3), unchanged; upstream has
+  no Fixes:, and its note names fcb14cb1bdac, the commit it fixes. No Cc:
+  stable: the only 6.1 caller (io_uring) restores IOVEC and BVEC
+  iterators, so nothing reaches it before patch 35.
 
 2/44 iov_iter: Restore KVEC iterators without a warning
     Alexander Viro <viro@zeniv.linux.org.uk>
@@ -117,14 +118,15 @@ Per patch: recipients and notes
 3/44 iov_iter: Step over zero-length bvec segments in iov_iter_get_pages*()
     Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
-  For stable: Fixes: 3d671ca62a08 (where for_each_bvec() gave way to
-  first_bvec_segment()) and 3cf42da327f2 (the WARN and -ENOMEM), Cc:
-  stable; no 6.1 caller is known to reach it. Not in mainline yet:
-  mainline has the same code, and the project's mainline line sends the
-  fix there first. A bug, not an API limit: want_pages_array() itself
-  WARNs that the caller should have prevented a zero count.
-  iov_test_get_pages{,_alloc}2 on bvec-zero-length fail without it,
-  mutation get-pages-zero-bvec-not-skipped.
+  Fixes: 3d671ca62a08 (where for_each_bvec() gave way to
+  first_bvec_segment()) and 3cf42da327f2 (the WARN and -ENOMEM); no Cc:
+  stable, as no 6.1 caller is known to reach it and stable takes it only
+  after mainline. Not in mainline yet: mainline has the same code, and
+  the project's mainline line sends the fix there first. A bug, not an
+  API limit: want_pages_array() itself WARNs that the caller should have
+  prevented a zero count. iov_test_get_pages{,_alloc}2 on
+  bvec-zero-length fail without it, mutation
+  get-pages-zero-bvec-not-skipped.
 
 4/44 iov_iter: Hash a linear copy of mapped fragments in hash_and_copy_to_iter()
     Alexander Viro <viro@zeniv.linux.org.uk>
@@ -141,16 +143,15 @@ Per patch: recipients and notes
   pages of a multi-page fragment are still hashed, as the message says;
   nvme-tcp then fails the receive). net_test_hash_datagram crashes on
   i386 HIGHMEM and reports a wrong digest under kmap-force without it
-  (Documentation/testing.md).
+  (Documentation/6.1.y/testing.md).
 
 5/44 iov_iter: Start from iov_offset in iov_iter_gap_alignment()
     Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   Not upstream yet: the 6.1.y form of the mainline line's iov_iter-fixes
-  4/4 (same one-line change), found by the queries test that follows.
-  Fixes: 610c7a71543d (v5.14).  No 6.1 caller hands it an advanced
-  iterator, so no Cc: stable.  KMI: none (make abi).  Mutation
-  gap-alignment-whole-first-segment undoes it.
+  4/4 (same one-line change), found by the queries test (patch 39, which
+  tests the tip and so follows the tail). New in v3, at the front with
+  the other fixes.
 
 6/44 lib: add KUnit tests for the iov_iter iterators
     linux-kernel@vger.kernel.org
@@ -160,11 +161,15 @@ Per patch: recipients and notes
   of patches 1-3 (restore on KVEC/UBUF, get_pages on zero-length bvecs).
 
 7/44 net: add KUnit tests for the iov_iter checksum and hash copies
+    Brendan Higgins <brendan.higgins@linux.dev>
+    David Gow <davidgow@google.com>
     "David S. Miller" <davem@davemloft.net>
     Eric Dumazet <edumazet@google.com>
     Jakub Kicinski <kuba@kernel.org>
     Paolo Abeni <pabeni@redhat.com>
     linux-kernel@vger.kernel.org
+    linux-kselftest@vger.kernel.org
+    kunit-dev@googlegroups.com
     netdev@vger.kernel.org
   Needs a netdev ack: net/core/iov_iter_net_kunit.c,
   CONFIG_IOV_ITER_NET_KUNIT_TEST (bool, depends on the iterator tests for
@@ -199,7 +204,11 @@ Per patch: recipients and notes
 12/44 iov_iter: Keep the running checksum in a local in csum_and_copy_from_iter()
     Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
-  (no specific note)
+  Not upstream yet: the 6.1.y form of the mainline line's datagram-tests
+  3/3 for net-next (the function is in lib/iov_iter.c here; the moves to
+  net/ take the local along). Needs a netdev ack. Same prototype, no CRC
+  change (make abi). Native harness: csum_from_kvec_64 and
+  csum_from_iovec_64 back to the base or below (the cover letter's table).
 
 13/44 caif: don't assume iov_iter type
     "David S. Miller" <davem@davemloft.net>
