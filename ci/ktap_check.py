@@ -310,23 +310,24 @@ def expected_name(name, flt):
     return fnmatch.fnmatch(parts[0], flt)
 
 
-def source_cases(paths):
-    """The case functions that KUNIT_CASE*() registers in the C files."""
-    cases = set()
+def source_matches(paths, regex):
+    """Every first group of REGEX in the C files PATHS (comma-separated)."""
+    found = set()
     for path in paths.split(','):
         with open(path, encoding='utf-8') as f:
-            # KUNIT_CASE*(), and a file's own wrappers of them (*_CASE_PARAMS()).
-            cases.update(re.findall(r'\b(?:KUNIT_CASE\w*|\w+_CASE_PARAMS)\(\s*(\w+)', f.read()))
-    return cases
+            found.update(re.findall(regex, f.read()))
+    return found
+
+
+def source_cases(paths):
+    """The case functions that KUNIT_CASE*() registers in the C files."""
+    # KUNIT_CASE*(), and a file's own wrappers of them (*_CASE_PARAMS()).
+    return source_matches(paths, r'\b(?:KUNIT_CASE\w*|\w+_CASE_PARAMS)\(\s*(\w+)')
 
 
 def source_suites(paths):
     """The suite names the C files give their struct kunit_suite (.name)."""
-    suites = set()
-    for path in paths.split(','):
-        with open(path, encoding='utf-8') as f:
-            suites.update(re.findall(r'\.name\s*=\s*"(\w+)"', f.read()))
-    return suites
+    return source_matches(paths, r'\.name\s*=\s*"(\w+)"')
 
 
 def main():
