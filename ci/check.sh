@@ -86,6 +86,7 @@ t0=$(date +%s)
 	# A run of some stages or of one line is no measure of the whole
 	# (make costs leaves it out).
 	echo "partial=$([ -z "$STAGES_GIVEN$LINE_GIVEN" ] && echo no || echo yes)"
+	echo "stages_given=$STAGES_GIVEN"
 } > "$dir/run.env"
 
 # ccache_files: the files ccache holds (0 without ccache).
@@ -300,7 +301,9 @@ for st in $STAGES; do
 done
 rc=0
 finish || rc=$?
-if [ "$TIER" = full ] && [ -z "$STAGES_GIVEN" ] && [ -z "$LINE_GIVEN" ] && [ "$rc" = 0 ]; then
+# A run of every stage, or of every stage of the 6.1.y line (the only
+# line whose cover letter quotes a run), is complete for that cover letter.
+if [ "$TIER" = full ] && [ -z "$STAGES_GIVEN" ] && [ "${LINE_GIVEN:-$DEFAULT_LINE}" = "$DEFAULT_LINE" ] && [ "$rc" = 0 ]; then
 	# The cover letter quotes the last complete, green full run (make
 	# export carries it into patches/).
 	bash "$TOP/ci/cover-testing.sh" "$dir" || rc=1

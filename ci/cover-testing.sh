@@ -13,13 +13,21 @@ if [ ! -f "$d/run.env" ] || [ ! -f "$d/final" ]; then
 	die "$d holds no finished make check-full run" "make$LINEOPT check-full"
 fi
 get() { sed -n "s/^$1=//p" "$d/run.env" | tail -n1; }
-[ "$(get target)" = 'make check-full' ] || die "$d/run.env is not from make check-full"
+# A run of every stage, or of every stage of this line (the stages of the
+# other lines test none of this series).
+target=$(get target)
+case $target in
+'make check-full' | "make LINE=$DEFAULT_LINE check-full") ;;
+*) die "$d/run.env is from '$target', not a complete make check-full of every line or of LINE=$DEFAULT_LINE" ;;
+esac
+[ -z "$(get stages_given)" ] || die "$d/run.env is from a run of some stages (STAGES=$(get stages_given)), not of them all"
+[ "$(get partial)" = no ] || [ "$target" != 'make check-full' ] || die "$d/run.env is from a partial run"
 tip=$(tgit rev-parse HEAD)
 block=$d/cover-testing.txt
 wrap() { fold -s -w 72 | sed 's/ *$//'; }
 {
-	printf 'make check-full on %s, %s cores, %s s (ccache hit rate %s%%), project commit %s%s, series tip %s ("%s"):\n' \
-		"$(get date)" "$(get cores)" "$(get seconds)" "$(get ccache_hit_pct)" \
+	printf '%s on %s, %s cores, %s s (ccache hit rate %s%%), project commit %s%s, series tip %s ("%s"):\n' \
+		"$target" "$(get date)" "$(get cores)" "$(get seconds)" "$(get ccache_hit_pct)" \
 		"$(get project | cut -c1-12)" "$([ "$(get dirty)" = no ] || echo ' (with local changes)')" \
 		"$(echo "$tip" | cut -c1-12)" "$(tgit log -1 --format=%s "$tip")" | wrap
 	printf '  %s\n' "$(cat "$d/final")"
