@@ -4,16 +4,17 @@
 ARCH ?= x86_64
 export LINE TUXMAKE_ROW KCIDB_RUN KCIDB_ORIGIN KCIDB_PATCH_URL KCIDB_GIT_REPO NATIVE_SMOKE NATIVE_ARGS ARCH VARIANT REV KERNEL_SRC FORCE PATCHCHECK_KUNIT PATCHCHECK_FROM MBOX_CHECK COVER_CHECK NOTES_CHECK COSTS_CHECK CHECK_DIRS STAGES TIER NOCACHE
 
-.PHONY: help deps tree export lint kunit kselftest selftest mutants patchcheck sizes abi uaudit divergence codegen native mbox range-diff post notes docs costs plan tuxmake kcidb check check-full bench
+.PHONY: help deps tree export lint kunit kselftest selftest mutants patchcheck sizes abi uaudit divergence codegen native native-sim mbox range-diff post notes docs costs plan tuxmake kcidb check check-full bench
 
 help:
 	@echo 'Every target takes LINE=<line> (the lines: the directories ci/*/ with a line.conf, named without .y: 6.1, 6.12, mainline); the default is LINE=6.1.'
 	@echo 'A line lives in patches/<dir>/, kunit/<dir>/, ci/<dir>/, configs/<dir>/ (its own fragments, if any), Documentation/<dir>/, MAINTAINERS-notes/<dir>, build/<dir>/, out/<dir>/, <dir> being 6.1.y, 6.12.y or mainline (Documentation/usage.md, Layout).'
 	@echo 'make check without LINE runs every line and the project-wide stages; make check LINE=6.12 only that line.'
 	@echo 'make check    what CI runs: per line: lint, b4 round trip; 6.1.y and mainline: per-patch checks on x86_64, KUnit at the tip (6.1.y: x86_64, i386 kmap-force; mainline: x86_64); 6.1.y: module ABI (arm64, every patch), the Coccinelle ITER_UBUF audit; then self-tests, docs, the TuxSuite plan and the KCIDB file.  Deterministic checks are replayed from the verdict cache when their inputs passed before (NOCACHE=1: run them all)'
-	@echo 'make check-full  every stage, never reading the verdict cache: make check plus the full tier of ci/stages.tsv (KUnit at every patch, the builds at every patch for the other arches (6.1.y: UML, i386, arm64; mainline: i386, arm64), KASAN, arm64, um, i386, s390, mutants, bench-smoke, native-smoke, codegen, sizes; mainline: KASAN, arm64, i386 kmap-force, the kselftest, mutants; 6.12.y: KASAN, i386, arm64, mutants; the tuxmake row); a green run of every line, or of every stage of LINE=6.1, quotes itself in the 6.1.y cover letter'
+	@echo 'make check-full  every stage, never reading the verdict cache: make check plus the full tier of ci/stages.tsv (KUnit at every patch, the builds at every patch for the other arches (6.1.y: UML, i386, arm64; mainline: i386, arm64), KASAN, arm64, um, i386, s390, mutants, bench-smoke, native-smoke, native-sim-smoke, codegen, sizes; mainline: KASAN, arm64, i386 kmap-force, the kselftest, mutants; 6.12.y: KASAN, i386, arm64, mutants; the tuxmake row); a green run of every line, or of every stage of LINE=6.1, quotes itself in the 6.1.y cover letter'
 	@echo 'make bench    benchmark base vs series: the native harness (cycles, CIs) and icount (instructions, overheads)'
 	@echo 'make native   6.1.y: the native A/B harness alone (bench/native/)   [NATIVE_SMOKE=1] [NATIVE_ARGS=...]'
+	@echo 'make native-sim SIM_CASE=<case>  6.1.y: one native case under valgrind (cachegrind, callgrind: per function and per instruction, base vs series)   [SIM_CALLS=2000] [SIM_LAYOUTS=4] [SIM_ARGS=...]'
 	@echo 'make codegen  6.1.y: codegen audit of the changed objects, base vs tip, into the cover letter   [COVER_CHECK=1]'
 	@echo 'make deps     install what is missing (Debian 12, as root)'
 	@echo 'make tree     build/<line>/linux = base + patches/<line>/series   [KERNEL_SRC=dir] [FORCE=1]'
@@ -79,6 +80,9 @@ codegen: deps
 
 native: deps
 	@bash ci/native-bench.sh
+
+native-sim: deps
+	@bash ci/native-sim.sh
 
 mbox: deps
 	@bash ci/mbox.sh

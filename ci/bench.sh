@@ -207,6 +207,10 @@ if [ "$BENCH_NATIVE" = 1 ]; then
 fi
 if [ "$BENCH_NATIVE" = 1 ] && [ "${BENCH_COVER:-1}" = 1 ]; then
 	bash "$TOP/ci/cover-bench.sh" "$dest/results.json" "$dest/native/table.md" "$dest/syscall/table.md" \
-		"$ubuf_table"
+		"$ubuf_table" "$dest/syscall/dax.md"
+fi
+if [ "$BENCH_NATIVE" = 1 ]; then
+	# seed 000's case, the 4 KiB read from ext4 -o dax (ci/syscall-bench.sh)
+	cat "$dest/syscall/dax.md"
 fi
 progress "done: ${dest#"$TOP"/}/: results.json, table.txt, table.md, forest-*.png$([ "$BENCH_NATIVE" != 1 ] || echo ', native/, syscall/')$([ -z "${KSELFTEST_BENCH:-}" ] || echo ', selftest.md')"

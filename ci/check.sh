@@ -277,6 +277,7 @@ for st in $STAGES; do
 	divergence) run_stage "$st" - "${lenv[@]}" bash "$TOP/ci/divergence.sh" || true ;;
 	codegen) run_stage "$st" - "${lenv[@]}" COVER_CHECK=1 bash "$TOP/ci/codegen.sh" || true ;;
 	native-smoke) run_stage "$st" - "${lenv[@]}" NATIVE_SMOKE=1 bash "$TOP/ci/native-bench.sh" || true ;;
+	native-sim-smoke) run_stage "$st" - "${lenv[@]}" SIM_SMOKE=1 SIM_CASE=iovec_to_512 bash "$TOP/ci/native-sim.sh" || true ;;
 	# The round trip signs as a stand-in sender (make mbox refuses the
 	# project's identity); its .invalid address gets the warning it should.
 	b4) run_stage "$st" - "${lenv[@]}" GIT_AUTHOR_NAME='Round Trip' GIT_AUTHOR_EMAIL=round-trip@check.invalid \

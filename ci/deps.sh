@@ -21,6 +21,8 @@ fi
 PKGS=(
 	"qemu-system-x86:qemu-system-x86_64"
 	"qemu-system-x86:qemu-system-i386"
+	"e2fsprogs:mkfs.ext4"
+	"valgrind:valgrind"
 	"qemu-system-arm:qemu-system-aarch64"
 	"qemu-system-misc:qemu-system-s390x"
 	"gcc-aarch64-linux-gnu:aarch64-linux-gnu-gcc"

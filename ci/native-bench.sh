@@ -37,6 +37,8 @@
 #                    32; the smoke run: 1)
 #   NATIVE_ALIGN=16  functions 16-byte aligned, as the kernel's (default 1:
 #                    any byte offset)
+#   NATIVE_BUILD_ONLY=1  build the binaries and stop (ci/native-sim.sh runs
+#                    them under valgrind)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -258,6 +260,10 @@ for l in "${layouts[@]}"; do
 			"size -A ${WD#"$TOP"/}/native-bench.$l"
 done
 printf '%s\t%s\n' base "$base_rev" series "$tip" config "$config" > "$dest/trees.tsv"
+if [ "${NATIVE_BUILD_ONLY:-0}" = 1 ]; then
+	log "built ${WD#"$TOP"/}/native-bench.{$(IFS=,; echo "${layouts[*]}")}"
+	exit 0
+fi
 
 args=()
 [ "${NATIVE_SMOKE:-0}" = 1 ] && args+=(--smoke)
