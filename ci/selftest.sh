@@ -809,6 +809,30 @@ else
 	result FAIL native-fake "the native harness needs an x86_64 host"
 fi
 
+# --- the simulator report (ci/native_sim.py) on counts written here --------------
+# A binary with one function, a cachegrind file of each side (N calls'
+# worth) and a callgrind file with compressed positions and a call line,
+# whose cost (inclusive, the callee's) must not be counted as the caller's.
+ns=$work/native-sim
+mkdir -p "$ns/raw" "$ns/bin"
+printf 'int nb_f(int x) { return x * 3 + 1; }\nint main(int c, char **v) { return nb_f(c); }\n' > "$ns/f.c"
+gcc -O1 -o "$ns/bin/native-bench.s1" "$ns/f.c"
+faddr=$(nm "$ns/bin/native-bench.s1" | awk '$3 == "nb_f" { print $1 }')
+for side in a b; do
+	ir=$([ $side = a ] && echo 2000 || echo 2600)
+	printf 'events: Ir Bc Bcm\nfl=???\nfn=nb_f\n0 %s 100 %s\n' "$ir" "$([ $side = a ] && echo 10 || echo 30)" > "$ns/raw/s1.$side.cgd"
+	printf 'positions: instr line\nevents: Ir Bc Bcm\nfl=(1) ???\nfn=(1) nb_f\n0x%s 0 %s 0 0\n+3 * %s 100 %s\ncalls=%s 0x%s 0\n+1 * 99999 0 0\n' \
+		"$faddr" "$((ir / 2))" "$((ir / 2))" "$([ $side = a ] && echo 10 || echo 30)" 100 "$faddr" > "$ns/raw/s1.$side.clg"
+done
+nsim() { python3 "$TOP/ci/native_sim.py" --case=fake --calls=100 --layouts=1 --bin-dir="$ns/bin" "$ns"; }
+expect native-sim-totals 0 '^\| Ir \| 20\.00 \| 26\.00 \| 6\.00 \| 1\.300 \| 6\.00 \|$' -- nsim
+expect native-sim-mispredicts 0 '^\| nb_f\+0x3 \| 0\.30 \| 0\.00 \| 13\.00 \|' -- cat "$ns/report.md"
+# the call line's 99999 is the callee's: counted, it would make 0x4 the hottest
+expect native-sim-call-cost-skipped 1 '' -- grep -qF $'nb_f\t0x4\t' "$ns/instructions.tsv"
+expect native-sim-counts-instructions 0 '' -- grep -qF $'b\tnb_f\t0x3\t13.0000\t1.0000\t0.3000' "$ns/instructions.tsv"
+printf 'events: Ir\nfl=???\nfn=nb_f\n0 0\n' | tee "$ns/raw/s1.a.cgd" > "$ns/raw/s1.b.cgd"
+expect native-sim-no-calls-counted 1 'counted no more than those of N' -- nsim
+
 # --- make help runs (make -n, which the documents check uses, runs no shell) --------
 expect make-help 0 '^make check +what CI runs' -- make -C "$TOP" --no-print-directory help
 
