@@ -36,7 +36,9 @@ calls=${SIM_CALLS:-2000}
 nl=${SIM_LAYOUTS:-4}
 [ "${SIM_SMOKE:-0}" = 1 ] && nl=${SIM_LAYOUTS:-1}
 case $calls$nl in *[!0-9]*) die "SIM_CALLS=$calls and SIM_LAYOUTS=$nl must be numbers" ;; esac
-[ "$calls" -ge 1 ] && [ "$nl" -ge 1 ] || die "SIM_CALLS and SIM_LAYOUTS must be 1 or more"
+if [ "$calls" -lt 1 ] || [ "$nl" -lt 1 ]; then
+	die "SIM_CALLS and SIM_LAYOUTS must be 1 or more"
+fi
 # shellcheck disable=SC2206 # SIM_ARGS is a list of options
 simargs=(${SIM_ARGS:---retpoline=on --rethunk=none})
 repro="SIM_CASE=$case SIM_CALLS=$calls SIM_LAYOUTS=$nl make$LINEOPT native-sim"
@@ -55,7 +57,7 @@ cp "$OUT/native/trees.tsv" "$dest/trees.tsv" 2>/dev/null || :
 # The simulated caches are given, so that no host's (valgrind reads the
 # host's by CPUID otherwise) changes a count: 32 KiB 8-way L1s and a 32 MiB
 # 16-way last level, 64-byte lines.
-caches=(--I1=32768,8,64 --D1=32768,8,64 --LL=33554432,16,64)
+caches=("--I1=32768,8,64" "--D1=32768,8,64" "--LL=33554432,16,64")
 
 # run TOOL OUTFILE LOG LAYOUT SIDE N [valgrind options...]
 run() {
@@ -84,5 +86,5 @@ for ((s = 1; s <= nl; s++)); do
 done
 python3 "$TOP/ci/native_sim.py" --case="$case" --calls="$calls" --layouts="$nl" \
 	--bin-dir="$WD" --args="${simargs[*]}" "$dest" ||
-	die "the simulation report failed" "python3 ci/native_sim.py --case=$case --calls=$calls --layouts=$nl --bin-dir=${WD#"$TOP"/} ${dest#"$TOP"/}"
+	die "the simulation report failed (the whole run: $repro)" "python3 ci/native_sim.py --case=$case --calls=$calls --layouts=$nl --bin-dir=${WD#"$TOP"/} ${dest#"$TOP"/}"
 log "report: ${dest#"$TOP"/}/report.md"
