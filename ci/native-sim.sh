@@ -8,7 +8,8 @@
 # candidates, which the native harness then confirms or refutes.
 #
 #   SIM_CASE=iovec_to_512   the case (a name of the native table; required)
-#   SIM_CALLS=2000          calls per run (SIM_SMOKE=1: 20)
+#   SIM_CALLS=2000          calls per run (SIM_SMOKE=1: 20, and the report
+#                           goes to out/<line>/native-sim-smoke/<case>/)
 #   SIM_LAYOUTS=4           link layouts s1..sN (ci/native-bench.sh builds them)
 #   SIM_ARGS='--retpoline=on --rethunk=none'   the mitigations the objects run
 #                           with (default: the family 0x1a machine's of the
@@ -41,10 +42,13 @@ if [ "$calls" -lt 1 ] || [ "$nl" -lt 1 ]; then
 fi
 # shellcheck disable=SC2206 # SIM_ARGS is a list of options
 simargs=(${SIM_ARGS:---retpoline=on --rethunk=none})
-repro="SIM_CASE=$case SIM_CALLS=$calls SIM_LAYOUTS=$nl make$LINEOPT native-sim"
+repro="SIM_CASE=$case SIM_CALLS=$calls SIM_LAYOUTS=$nl SIM_ARGS='${simargs[*]}' make$LINEOPT native-sim"
 command -v valgrind >/dev/null || die "valgrind is not installed" "make deps"
 
+# (the smoke run writes elsewhere: make check-full must not overwrite the
+# report of a real run)
 dest=$OUT/native-sim/$case
+[ "${SIM_SMOKE:-0}" = 1 ] && dest=$OUT/native-sim-smoke/$case
 rm -rf "$dest"
 mkdir -p "$dest/raw"
 NATIVE_BUILD_ONLY=1 NATIVE_LAYOUTS=$nl bash "$TOP/ci/native-bench.sh" > "$dest/build.log" 2>&1 || {

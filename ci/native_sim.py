@@ -10,6 +10,7 @@ mean over the layouts.  Side a is the base tree, side b the series.
 import argparse
 import bisect
 import collections
+import os
 import re
 import subprocess
 import sys
@@ -39,13 +40,27 @@ NAMED = re.compile(r'^\((\d+)\)(?: (.*))?$')
 
 
 def parse_callgrind(path):
-    """{address: {event: count}} (self cost) of a callgrind file made with
-    --dump-instr=yes, and {address: function} from its fn= lines."""
+    """{(object, address): {event: count}} (self cost) of a callgrind file
+    made with --dump-instr=yes, and {(object, address): function} from its
+    fn= lines.  Names compressed as "(id) name" are defined on fn=, cfn=,
+    fi= ... lines alike, one table per kind of name (functions: fn and cfn;
+    objects: ob and cob; files: fl, fi, fe, cfi, cfl)."""
     events, positions = None, ['line']
-    names = {}
+    kinds = {'fn': 'fn', 'cfn': 'fn', 'ob': 'ob', 'cob': 'ob',
+             'fl': 'fl', 'fi': 'fl', 'fe': 'fl', 'cfi': 'fl', 'cfl': 'fl'}
+    names = {'fn': {}, 'ob': {}, 'fl': {}}
     cost = collections.defaultdict(collections.Counter)
     fn_of = {}
     fn = None
+    ob = None
+
+    def name(kind, val):
+        m = NAMED.match(val)
+        if not m:
+            return val
+        if m.group(2) is not None:
+            names[kind][m.group(1)] = m.group(2)
+        return names[kind].get(m.group(1), val)
     last = []
     skip_next = False
 
@@ -76,14 +91,12 @@ def parse_callgrind(path):
             continue
         key, eq, val = line.partition('=')
         if eq and key.isalpha():
-            if key == 'fn':
-                m = NAMED.match(val)
-                if m:
-                    if m.group(2) is not None:
-                        names[m.group(1)] = m.group(2)
-                    fn = names.get(m.group(1), val)
-                else:
-                    fn = val
+            if key in kinds:
+                v = name(kinds[key], val)
+                if key == 'fn':
+                    fn = v
+                elif key == 'ob':
+                    ob = v
             elif key == 'calls':
                 skip_next = True
             continue
@@ -100,8 +113,8 @@ def parse_callgrind(path):
             if addr is None:
                 sys.exit(f'native_sim: {path} has no instr positions (--dump-instr=yes)')
             for e, v in zip(events, tokens[np:]):
-                cost[addr][e] += int(v)
-            fn_of[addr] = fn
+                cost[(ob, addr)][e] += int(v)
+            fn_of[(ob, addr)] = fn
     return cost, fn_of
 
 
@@ -156,8 +169,8 @@ def main():
                     fns[s][f][e] += v / n / nl
                     tot[e] += v / n
             totals[s].append(tot)
-    if all(t['Ir'] <= 0 for t in totals['a'] + totals['b']):
-        sys.exit('native_sim: the runs of 2N calls counted no more than those of N')
+    if any(t['Ir'] <= 0 for t in totals['a'] + totals['b']):
+        sys.exit('native_sim: a run of 2N calls counted no more than its run of N')
 
     # per instruction: (function, offset) -> per call, mean over layouts
     ins_cost = {s: collections.defaultdict(collections.Counter) for s in 'ab'}
@@ -169,13 +182,20 @@ def main():
         dis = disassembly(binary) if l == layouts[0] else None
         for s in 'ab':
             cost, fn_of = parse_callgrind(f'{a.dir}/raw/{l}.{s}.clg')
-            for addr, c in cost.items():
+            for (ob, addr), c in cost.items():
+                # the harness's own code by its symbols; a shared object's
+                # (libc) by callgrind's function name, offsets unknown
                 k = bisect.bisect_right(starts, addr) - 1
-                name, off = (syms[k][1], addr - syms[k][0]) if k >= 0 else (fn_of.get(addr) or '?', addr)
-                key = (name, off)
+                own = not ob or os.path.basename(ob) == os.path.basename(binary)
+                if not own:
+                    key = (f'{os.path.basename(ob)}:{fn_of.get((ob, addr)) or "?"}', 0)
+                elif k >= 0:
+                    key = (syms[k][1], addr - syms[k][0])
+                else:
+                    key = (fn_of.get((ob, addr)) or '?', addr)
                 for e, v in c.items():
                     ins_cost[s][key][e] += v / n / nl
-                if dis is not None and addr in dis:
+                if own and dis is not None and addr in dis:
                     text[(s, key)] = dis[addr]
 
     def mean(s, e):

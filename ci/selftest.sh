@@ -821,17 +821,21 @@ faddr=$(nm "$ns/bin/native-bench.s1" | awk '$3 == "nb_f" { print $1 }')
 for side in a b; do
 	ir=$([ $side = a ] && echo 2000 || echo 2600)
 	printf 'events: Ir Bc Bcm\nfl=???\nfn=nb_f\n0 %s 100 %s\n' "$ir" "$([ $side = a ] && echo 10 || echo 30)" > "$ns/raw/s1.$side.cgd"
-	printf 'positions: instr line\nevents: Ir Bc Bcm\nfl=(1) ???\nfn=(1) nb_f\n0x%s 0 %s 0 0\n+3 * %s 100 %s\ncalls=%s 0x%s 0\n+1 * 99999 0 0\n' \
-		"$faddr" "$((ir / 2))" "$((ir / 2))" "$([ $side = a ] && echo 10 || echo 30)" 100 "$faddr" > "$ns/raw/s1.$side.clg"
+	# (a function first named on a cfn= line, then costed in another
+	# object, libc, at an address that is an offset there)
+	printf 'positions: instr line\nevents: Ir Bc Bcm\nob=(1) %s\nfl=(1) ???\nfn=(1) nb_f\n0x%s 0 %s 0 0\n+3 * %s 100 %s\ncob=(2) /lib/libc.so.6\ncfn=(2) lib_helper\ncalls=%s 0x10 0\n+1 * 99999 0 0\nob=(2)\nfn=(2)\n0x%s 0 700 0 0\n' \
+		"$ns/bin/native-bench.s1" "$faddr" "$((ir / 2))" "$((ir / 2))" "$([ $side = a ] && echo 10 || echo 30)" 100 "$faddr" > "$ns/raw/s1.$side.clg"
 done
+expect_ns_lib() { grep -qF $'libc.so.6:lib_helper\t0x0\t7.0000' "$ns/instructions.tsv"; }
 nsim() { python3 "$TOP/ci/native_sim.py" --case=fake --calls=100 --layouts=1 --bin-dir="$ns/bin" "$ns"; }
 expect native-sim-totals 0 '^\| Ir \| 20\.00 \| 26\.00 \| 6\.00 \| 1\.300 \| 6\.00 \|$' -- nsim
 expect native-sim-mispredicts 0 '^\| nb_f\+0x3 \| 0\.30 \| 0\.00 \| 13\.00 \|' -- cat "$ns/report.md"
 # the call line's 99999 is the callee's: counted, it would make 0x4 the hottest
 expect native-sim-call-cost-skipped 1 '' -- grep -qF $'nb_f\t0x4\t' "$ns/instructions.tsv"
+expect native-sim-other-object 0 '' -- expect_ns_lib
 expect native-sim-counts-instructions 0 '' -- grep -qF $'b\tnb_f\t0x3\t13.0000\t1.0000\t0.3000' "$ns/instructions.tsv"
 printf 'events: Ir\nfl=???\nfn=nb_f\n0 0\n' | tee "$ns/raw/s1.a.cgd" > "$ns/raw/s1.b.cgd"
-expect native-sim-no-calls-counted 1 'counted no more than those of N' -- nsim
+expect native-sim-no-calls-counted 1 'a run of 2N calls counted no more than its run of N' -- nsim
 
 # --- make help runs (make -n, which the documents check uses, runs no shell) --------
 expect make-help 0 '^make check +what CI runs' -- make -C "$TOP" --no-print-directory help

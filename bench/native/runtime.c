@@ -1699,8 +1699,13 @@ int main(int argc, char **argv)
 			inject_tree = BASE;
 		else if (!strcmp(argv[k], "--inject-side=series"))
 			inject_tree = SERIES;
-		else if (!strncmp(argv[k], "--sim=", 6))
-			o.sim = strtoul(argv[k] + 6, NULL, 0);
+		else if (!strncmp(argv[k], "--sim=", 6)) {
+			char *end;
+
+			o.sim = strtoul(argv[k] + 6, &end, 10);
+			if (!o.sim || *end)
+				die("--sim=%s: a number of calls, 1 or more", argv[k] + 6);
+		}
 		else if (!strcmp(argv[k], "--sim-side=a") || !strcmp(argv[k], "--sim-side=b"))
 			o.sim_side = argv[k][11] == 'b';
 		else

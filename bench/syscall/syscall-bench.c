@@ -452,6 +452,7 @@ static void read_cases(const char *dir, const char *prefix)
 		fail("write the file to read");
 	snprintf(name, sizeof(name), "%s_pread_4096", prefix);
 	for (k = 0; k < iters; k++) {
+		memset(rbuf, 0, 4096);
 		SAMPLE(k, pread(fd, rbuf, 4096, 8192));
 		check(name, ret, 4096, rbuf, wbuf + 8192);
 	}
