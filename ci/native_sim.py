@@ -186,7 +186,9 @@ def main():
                 # the harness's own code by its symbols; a shared object's
                 # (libc) by callgrind's function name, offsets unknown
                 k = bisect.bisect_right(starts, addr) - 1
-                own = not ob or os.path.basename(ob) == os.path.basename(binary)
+                # (valgrind names no object for the harness's .text.nb,
+                # the section its layouts link the trees into: "???")
+                own = not ob or ob == '???' or os.path.basename(ob) == os.path.basename(binary)
                 if not own:
                     key = (f'{os.path.basename(ob)}:{fn_of.get((ob, addr)) or "?"}', 0)
                 elif k >= 0:
