@@ -7,6 +7,13 @@
 # and ends with "N passed, N failed", counting every KUnit case, guard,
 # self-test and lint result.
 #   STAGES="lint kunit-um"  run only these stages (deps and tree always run)
+#   RESUME=1                go on with the last run of this target in its
+#                           directory, which stopped before its end (a
+#                           session's limit, a machine going away): the
+#                           series must be the same (its tips are checked
+#                           after the tree stages), the stages that passed
+#                           are kept, the others run; run.env notes each
+#                           resumption and its project commit
 #   LINE=6.12               run only that line's stages (without LINE: every
 #                           line's, and the stages of the whole project; a
 #                           stage of a line is named "<line>:<stage>" in
@@ -67,17 +74,36 @@ case " $STAGES " in
 *" kcidb "*) STAGES="$(printf '%s\n' $STAGES | grep -vx kcidb | paste -sd' ' -) kcidb" ;;
 esac
 
-rm -rf "$dir"
-mkdir -p "$dir"
 summary=$dir/summary.tsv
-: > "$summary"
-: > "$dir/results.tsv"
-: > "$dir/stage-results.tsv"
+resume=0
+if [ "${RESUME:-0}" = 1 ]; then
+	renv() { sed -n "s/^$1=//p" "$dir/run.env" 2>/dev/null | tail -n1; }
+	[ -f "$dir/run.env" ] || die "RESUME=1: $dir holds no run to go on with" "$target"
+	[ "$(renv target)" = "$target" ] ||
+		die "RESUME=1: the run in $dir is '$(renv target)', not '$target'" "$target"
+	[ ! -f "$dir/final" ] || die "RESUME=1: the run in $dir finished ($(cat "$dir/final")): start a new one" "$target"
+	[ "$(renv stages_given)" = "$STAGES_GIVEN" ] ||
+		die "RESUME=1: the run in $dir ran STAGES='$(renv stages_given)', not '$STAGES_GIVEN'" "$target"
+	[ -n "$(renv tips)" ] || die "RESUME=1: the run in $dir recorded no series tips (it stopped before its trees were made): start a new one" "$target"
+	resume=1
+fi
+if [ "$resume" = 0 ]; then
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	: > "$summary"
+	: > "$dir/results.tsv"
+	: > "$dir/stage-results.tsv"
+fi
 # The verdict cache (ci/verdict.sh) notes each hit and miss here.
 export VERDICT_LOG=$dir/verdicts.tsv
-: > "$VERDICT_LOG"
-t0=$(date +%s)
-{
+[ "$resume" = 1 ] || : > "$VERDICT_LOG"
+# (a resumed run's clock starts with the seconds its kept stages took)
+t0=$(($(date +%s) - $( [ "$resume" = 1 ] && awk -F'\t' '$3 == "pass" { s += $2 } END { print s + 0 }' "$summary" || echo 0)))
+if [ "$resume" = 1 ]; then
+	echo "resumed=$(date -u +%Y-%m-%dT%H:%M:%SZ) $(git -C "$TOP" rev-parse HEAD 2>/dev/null || echo unknown)$([ -z "$(git -C "$TOP" status --porcelain 2>/dev/null)" ] || echo ' (with local changes)')" >> "$dir/run.env"
+	log "resuming the run of $(renv date) in ${dir#"$TOP"/}: $(awk -F'\t' '$3 == "pass"' "$summary" | wc -l) stage(s) passed there and are kept"
+fi
+[ "$resume" = 1 ] || {
 	echo "target=$target"
 	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "project=$(git -C "$TOP" rev-parse HEAD 2>/dev/null || echo unknown)"
@@ -132,6 +158,13 @@ hit_pct() {
 run_stage() {
 	local name=$1 results=$2 rc=0 start c0 c1 share pct v0 hits checks saved
 	shift 2
+	if [ "$resume" = 1 ]; then
+		# a stage run again replaces what it left in the resumed run
+		awk -F'\t' -v s="$name" '$1 != s' "$summary" > "$summary.new" && mv "$summary.new" "$summary"
+		awk -F'\t' -v s="$name" '$1 != s' "$dir/stage-results.tsv" > "$dir/stage-results.new" &&
+			mv "$dir/stage-results.new" "$dir/stage-results.tsv"
+		cut -f2- "$dir/stage-results.tsv" > "$dir/results.tsv"
+	fi
 	start=$(date +%s)
 	c0=$(ccache_counts)
 	v0=$(wc -l < "$VERDICT_LOG")
@@ -248,10 +281,26 @@ if [ "$prereq_ok" != 1 ]; then
 	finish
 	exit 1
 fi
+# The series each line's tree holds: a resumed run must test the same.
+tips=$(for l in $LINES_RUN; do
+	t=$(line_dir "$l" build)/linux
+	printf '%s:%s ' "$l" "$(git -C "$t" rev-parse HEAD 2>/dev/null || echo none)"
+done)
+tips=${tips% }
+if [ "$resume" = 1 ]; then
+	[ "$(renv tips)" = "$tips" ] ||
+		die "RESUME=1: the series changed since the run in ${dir#"$TOP"/} began (then: $(renv tips); now: $tips): start a new run" "$target"
+else
+	echo "tips=$tips" >> "$dir/run.env"
+fi
 # deps may have installed ccache: count from here.
 [ "$c_start" != '0 0' ] || c_start=$(ccache_counts)
 
 for st in $STAGES; do
+	if [ "$resume" = 1 ] && awk -F'\t' -v s="$st" '$1 == s && $3 == "pass" { f = 1 } END { exit !f }' "$summary"; then
+		log "$st passed in the resumed run: kept, not run again"
+		continue
+	fi
 	# A stage of a line runs with that line's LINE and out/ directory; a
 	# stage of the whole project with the default line's.
 	l=$(stage_line "$st")

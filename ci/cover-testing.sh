@@ -30,6 +30,9 @@ wrap() { fold -s -w 72 | sed 's/ *$//'; }
 		"$target" "$(get date)" "$(get cores)" "$(get seconds)" "$(get ccache_hit_pct)" \
 		"$(get project | cut -c1-12)" "$([ "$(get dirty)" = no ] || echo ' (with local changes)')" \
 		"$(echo "$tip" | cut -c1-12)" "$(tgit log -1 --format=%s "$tip")" | wrap
+	# a run that went on after a stop (RESUME=1) says where it went on
+	sed -n 's/^resumed=\([^ ]*\) \([0-9a-f]\{12\}\)[0-9a-f]*\(.*\)$/resumed on \1 at project commit \2\3,/p' "$d/run.env" |
+		sed '$ s/,$/:/' | wrap
 	printf '  %s\n' "$(cat "$d/final")"
 	printf 'stages: %s\n' "$(get stages)" | wrap
 } > "$block"
