@@ -85,6 +85,15 @@ if [ "${RESUME:-0}" = 1 ]; then
 	[ "$(renv stages_given)" = "$STAGES_GIVEN" ] ||
 		die "RESUME=1: the run in $dir ran STAGES='$(renv stages_given)', not '$STAGES_GIVEN'" "$target"
 	[ -n "$(renv tips)" ] || die "RESUME=1: the run in $dir recorded no series tips (it stopped before its trees were made): start a new one" "$target"
+	[ "$TIER" = full ] || die "RESUME=1 is for make check-full: make check's verdict counts and budget are a single run's" "$target"
+	# The stages kept were judged by the checks of the project commit the
+	# run began on: the checks must be the same now, committed.
+	first=$(renv project)
+	git -C "$TOP" diff --quiet HEAD -- ci kunit configs bench Makefile 2>/dev/null ||
+		die "RESUME=1: ci/, kunit/, configs/, bench/ or the Makefile has local changes: commit them, or start a new run" "git -C $TOP status"
+	git -C "$TOP" diff --quiet "$first" HEAD -- ci kunit configs bench Makefile 2>/dev/null ||
+		die "RESUME=1: ci/, kunit/, configs/, bench/ or the Makefile changed since the run began at ${first:0:12}: the stages it kept were judged by other checks; start a new run" \
+			"git -C $TOP diff --stat $first HEAD -- ci kunit configs bench Makefile"
 	resume=1
 fi
 if [ "$resume" = 0 ]; then
@@ -98,11 +107,12 @@ fi
 export VERDICT_LOG=$dir/verdicts.tsv
 [ "$resume" = 1 ] || : > "$VERDICT_LOG"
 # (a resumed run's clock starts with the seconds its kept stages took)
-t0=$(($(date +%s) - $( [ "$resume" = 1 ] && awk -F'\t' '$3 == "pass" { s += $2 } END { print s + 0 }' "$summary" || echo 0)))
-if [ "$resume" = 1 ]; then
-	echo "resumed=$(date -u +%Y-%m-%dT%H:%M:%SZ) $(git -C "$TOP" rev-parse HEAD 2>/dev/null || echo unknown)$([ -z "$(git -C "$TOP" status --porcelain 2>/dev/null)" ] || echo ' (with local changes)')" >> "$dir/run.env"
-	log "resuming the run of $(renv date) in ${dir#"$TOP"/}: $(awk -F'\t' '$3 == "pass"' "$summary" | wc -l) stage(s) passed there and are kept"
-fi
+# (deps and the trees run again in a resumed run: they are not kept)
+# shellcheck disable=SC2016 # an awk program
+kept_stage='$3 == "pass" && $1 != "deps" && $1 !~ /:tree$/'
+t0=$(($(date +%s) - $( [ "$resume" = 1 ] && awk -F'\t' "$kept_stage"' { s += $2 } END { print s + 0 }' "$summary" || echo 0)))
+[ "$resume" = 0 ] ||
+	log "resuming the run of $(renv date) in ${dir#"$TOP"/}: $(awk -F'\t' "$kept_stage" "$summary" | wc -l) stage(s) passed there and are kept"
 [ "$resume" = 1 ] || {
 	echo "target=$target"
 	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -278,18 +288,26 @@ for l in $LINES_RUN; do
 	run_stage "$l:tree" - env LINE="$l" bash "$TOP/ci/tree.sh" || prereq_ok=0
 done
 if [ "$prereq_ok" != 1 ]; then
+	# (a resumed run stays resumable: no final line)
+	[ "$resume" = 1 ] && die "RESUME=1: a prerequisite failed (summary: ${summary#"$TOP"/}); the run can be resumed once it passes" "$target"
 	finish
 	exit 1
 fi
 # The series each line's tree holds: a resumed run must test the same.
 tips=$(for l in $LINES_RUN; do
 	t=$(line_dir "$l" build)/linux
-	printf '%s:%s ' "$l" "$(git -C "$t" rev-parse HEAD 2>/dev/null || echo none)"
+	if [ -e "$t/.git" ]; then
+		printf '%s:%s ' "$l" "$(git -C "$t" rev-parse HEAD 2>/dev/null || echo none)"
+	else
+		printf '%s:none ' "$l"
+	fi
 done)
 tips=${tips% }
 if [ "$resume" = 1 ]; then
+	case " $tips " in *:none\ *) die "RESUME=1: a line's tree is missing ($tips)" "$target" ;; esac
 	[ "$(renv tips)" = "$tips" ] ||
 		die "RESUME=1: the series changed since the run in ${dir#"$TOP"/} began (then: $(renv tips); now: $tips): start a new run" "$target"
+	echo "resumed=$(date -u +%Y-%m-%dT%H:%M:%SZ) $(git -C "$TOP" rev-parse HEAD 2>/dev/null || echo unknown)" >> "$dir/run.env"
 else
 	echo "tips=$tips" >> "$dir/run.env"
 fi

@@ -20,6 +20,7 @@ case $target in
 'make check-full' | "make LINE=$DEFAULT_LINE check-full") ;;
 *) die "$d/run.env is from '$target', not a complete make check-full of every line or of LINE=$DEFAULT_LINE" ;;
 esac
+grep -q ' 0 failed' "$d/final" || die "$d/final is not a green run: $(cat "$d/final")"
 [ -z "$(get stages_given)" ] || die "$d/run.env is from a run of some stages (STAGES=$(get stages_given)), not of them all"
 [ "$(get partial)" = no ] || [ "$target" != 'make check-full' ] || die "$d/run.env is from a partial run"
 tip=$(tgit rev-parse HEAD)
@@ -31,7 +32,7 @@ wrap() { fold -s -w 72 | sed 's/ *$//'; }
 		"$(get project | cut -c1-12)" "$([ "$(get dirty)" = no ] || echo ' (with local changes)')" \
 		"$(echo "$tip" | cut -c1-12)" "$(tgit log -1 --format=%s "$tip")" | wrap
 	# a run that went on after a stop (RESUME=1) says where it went on
-	sed -n 's/^resumed=\([^ ]*\) \([0-9a-f]\{12\}\)[0-9a-f]*\(.*\)$/resumed on \1 at project commit \2\3,/p' "$d/run.env" |
+	awk '/^resumed=/ { sub(/^resumed=/, ""); printf "resumed on %s at project commit %s,\n", $1, substr($2, 1, 12) }' "$d/run.env" |
 		sed '$ s/,$/:/' | wrap
 	printf '  %s\n' "$(cat "$d/final")"
 	printf 'stages: %s\n' "$(get stages)" | wrap
