@@ -441,6 +441,9 @@ sed -i 's/^target=.*/target=make check-full/' "$work/full/run.env"
 expect cover-testing-partial 1 'from a partial run' -- ct
 printf 'stages_given=6.1:lint\n' >> "$work/full/run.env"
 expect cover-testing-some-stages 1 'from a run of some stages' -- ct
+sed -i '/^stages_given=/d' "$work/full/run.env"
+echo '6 passed, 1 failed, 1 skipped' > "$work/full/final"
+expect cover-testing-red 1 'is not a green run' -- ct
 
 # --- the benchmark lines of a KUnit log ---------------------------------------------
 expect bench-lines-clean 0 '2 cases passed, 0 problem' -- \
