@@ -131,5 +131,18 @@ if [ -f "$cover" ] && grep -q '^--- last full run ' "$cover" && [ -d "$TREE/.git
 	esac
 fi
 
+# The codegen table (make codegen, run only in make check-full) names the
+# tip it was made at: after any change of the series it is stale, which
+# only the full run would otherwise find.
+if [ -f "$cover" ] && grep -q '^--- codegen (generated' "$cover" && [ -d "$TREE/.git" ]; then
+	cgtip=$(sed -n '/^--- codegen (generated/,/^--- end of codegen/p' "$cover" |
+		sed -n 's/.*; base = .*, tip = \([0-9a-f]\{7,40\}\) .*/\1/p' | head -n1)
+	case $(tgit rev-parse HEAD) in
+	"${cgtip:-none}"*) ;;
+	*) err "$P/cover-letter.txt: the codegen table was made at tip ${cgtip:-(none)}, not at this tip" \
+		"make$LINEOPT codegen && make$LINEOPT export" ;;
+	esac
+fi
+
 [ "$fail" = 0 ] || exit 1
 echo "lint: $P/ is consistent ($(wc -w <<<"$listed") patches)"
