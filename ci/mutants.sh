@@ -20,20 +20,93 @@ res=$OUT/mutants
 	die "$TREE has uncommitted changes; mutants needs a clean tree" "git -C $TREE status"
 rm -rf "$res"
 mkdir -p "$res"
-trap 'tgit checkout -q -- .' EXIT
+# Each build and run has a process group of its own (setsid), which a stop
+# ends, and waits for, before the tree is restored: a compile still running
+# after the restore stores under the mutated source's ccache key the object
+# of the restored one (or leaves a mutated object newer than the restored
+# source).  A run stopped that way once made a mutation "survive" the next.
+child=
+stop_child() {
+	local n=0
+	[ -n "$child" ] || return 0
+	kill -TERM -- "-$child" 2>/dev/null || true
+	wait "$child" 2>/dev/null || true
+	while kill -0 -- "-$child" 2>/dev/null && [ "$n" -lt 300 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	child=
+}
+trap 'stop_child; tgit checkout -q -- .' EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 # run NAME [ARCH[:VARIANT]|kselftest]: build and run the suite; 0 if it
 # passed every check.
 run() {
-	local where=${2:-$ARCH}
+	local where=${2:-$ARCH} rc=0
 	if [ "$where" = kselftest ]; then
 		KSELFTEST_RUN=mutant-$1 KSELFTEST_TIMEOUT=${MUTANT_TIMEOUT:-300} REV='' \
-			bash "$TOP/ci/kselftest.sh" < /dev/null > "$res/$1.log" 2>&1
-		return
+			setsid -w bash "$TOP/ci/kselftest.sh" < /dev/null > "$res/$1.log" 2>&1 &
+	else
+		RUN_NAME=mutant-$1 ARCH=${where%%:*} VARIANT=$([ "$where" = "${where#*:}" ] || echo "${where#*:}") \
+			REV='' KUNIT_TIMEOUT=${MUTANT_TIMEOUT:-120} \
+			setsid -w bash "$TOP/ci/kunit.sh" < /dev/null > "$res/$1.log" 2>&1 &
 	fi
-	RUN_NAME=mutant-$1 ARCH=${where%%:*} VARIANT=$([ "$where" = "${where#*:}" ] || echo "${where#*:}") \
-		REV='' KUNIT_TIMEOUT=${MUTANT_TIMEOUT:-120} \
-		bash "$TOP/ci/kunit.sh" < /dev/null > "$res/$1.log" 2>&1
+	child=$!
+	wait "$child" || rc=$?
+	child=
+	return "$rc"
+}
+
+# results_dir NAME [WHERE]: where the run of NAME leaves its results.
+results_dir() {
+	if [ "${2:-}" = kselftest ]; then
+		echo "$OUT/kselftest-mutant-$1"
+	else
+		echo "$OUT/kunit/mutant-$1"
+	fi
+}
+# objects_since STAMP [WHERE]: the checksums of the objects the build of
+# WHERE wrote after STAMP (not those that change at every link: init/,
+# the boot image's, vmlinux.o, kallsyms' temporaries).
+objects_since() {
+	local where=${2:-$ARCH} d
+	if [ "$where" = kselftest ]; then
+		d=$LB/kselftest/obj
+	else
+		d=$LB/kunit/${where%%:*}$([ "$where" = "${where#*:}" ] || echo "-${where#*:}")
+	fi
+	[ -d "$d" ] || return 0
+	(cd "$d" && find . -name '*.o' -newer "$1" ! -path './init/*' ! -path '*/boot/*' \
+		! -name vmlinux.o ! -name '.tmp*' ! -name '*.mod.o' -print0 | sort -z | xargs -0r sha256sum)
+}
+# survives NAME FILE [WHERE]: 0 if mutation NAME, applied to FILE, survives
+# the suite.  A survivor is built and run once more, FILE touched and
+# ccache not read (CCACHE_RECACHE, which also replaces a stale entry): a
+# stopped run can leave the unmutated object cached under the mutated
+# source's key.  When that rebuild writes the very objects the first build
+# had, the first was not stale, and the mutation survives whatever the
+# second run says (under TCG a run can also fail by its timing).
+survives() {
+	local name=$1 file=$2 where=${3:-} before after
+	: > "$res/.stamp"
+	run "$name" "$where" || return 1
+	mv "$res/$name.log" "$res/$name.cached.log"
+	rm -rf "$(results_dir "$name" "$where").cached"
+	[ ! -d "$(results_dir "$name" "$where")" ] ||
+		mv "$(results_dir "$name" "$where")" "$(results_dir "$name" "$where").cached"
+	log "$name survived: building it again without ccache's stored objects"
+	before=$(objects_since "$res/.stamp" "$where")
+	touch "$TREE/$file"
+	CCACHE_RECACHE=1 run "$name" "$where" && return 0
+	after=$(objects_since "$res/.stamp" "$where")
+	if [ "$before" = "$after" ]; then
+		log "$name: the rebuild wrote the same objects, so the first build was not stale; its second run failed all the same (see $name.log)"
+		return 0
+	fi
+	recached=" (on the rebuild without ccache's objects; the cached build passed: $name.cached.log)"
+	return 1
 }
 
 grep -qv -e '^#' -e '^$' "$LIST" || die "$LIST lists no mutation" "make$LINEOPT mutants"
@@ -66,7 +139,8 @@ if n != 1:
 open(path, 'w').write(s.replace(find, repl))
 PY
 	start=$(date +%s)
-	if run "$name" "${where:-}"; then
+	recached=
+	if survives "$name" "$file" "${where:-}"; then
 		survived=$((survived + 1))
 		printf 'FAIL\tmutant:%s\n' "$name" >> "$res/results.tsv"
 		printf 'SURVIVED %-30s %4ss  the suite passed with: %s -> %s\n' "$name" "$(($(date +%s) - start))" "$find" "$replace"
@@ -84,7 +158,7 @@ PY
 		caught)
 			caught=$((caught + 1))
 			printf 'PASS\tmutant:%s\n' "$name" >> "$res/results.tsv"
-			printf 'caught   %-30s %4ss  %s\n' "$name" "$(($(date +%s) - start))" "$why" ;;
+			printf 'caught   %-30s %4ss  %s%s\n' "$name" "$(($(date +%s) - start))" "$why" "$recached" ;;
 		nobuild)
 			unproven=$((unproven + 1))
 			printf 'FAIL\tmutant:%s:did-not-build\n' "$name" >> "$res/results.tsv"
