@@ -27,8 +27,10 @@ unset LANGUAGE
 LINES=$(for f in "$TOP"/ci/*/line.conf; do f=${f%/line.conf}; f=${f##*/}; echo "${f%.y}"; done | sort -V | paste -sd' ' -)
 DEFAULT_LINE=6.1
 # LINE_GIVEN: the line the caller named, if any (make check runs every
-# line unless one is named).
+# line unless one is named), without .y as LINE (6.1.y and 6.1 are one
+# line, and one run's target).
 LINE_GIVEN=${LINE:-}
+LINE_GIVEN=${LINE_GIVEN%.y}
 LINE=${LINE:-$DEFAULT_LINE}
 LINE=${LINE%.y}
 # line_name LINE: the line's directory name (6.1 -> 6.1.y).

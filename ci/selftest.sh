@@ -409,6 +409,11 @@ expect check-kind-cold 0 'this run: cold: ccache held 0 files at the start' -- k
 expect check-kind-cold-share 0 "^6\\.1:divergence +[0-9]+ +$(div_share 3) " -- cat "$work/kind-0/check/budget.txt"
 expect check-kind-warm 0 'this run: warm ccache' -- kind_run 5000
 expect check-kind-warm-share 0 "^6\\.1:divergence +[0-9]+ +$(div_share 4) " -- cat "$work/kind-5000/check/budget.txt"
+# LINE=6.1.y is LINE=6.1: the same target, so the same run to resume or
+# to quote.
+expect check-line-y 0 ' 0 failed' -- env LINE=6.1.y STAGES=6.1:divergence CHECK_PREREQ=0 \
+	VERDICT_CACHE="$work/no-verdicts-yet" OUT="$work/line-y" bash "$TOP/ci/check.sh"
+expect check-line-y-target 0 '^target=make LINE=6\.1 check$' -- cat "$work/line-y/check/run.env"
 # RESUME=1 goes on with a run that stopped before its end: the stages
 # that passed are kept, a finished run or another series is refused.
 rrun() { env "$@" STAGES=6.1:divergence CHECK_PREREQ=0 VERDICT_CACHE="$work/no-verdicts-yet" \
