@@ -136,15 +136,24 @@ verdict_entries() {
 	# (none yet on a new machine: find fails, and that is 0)
 	{ find "$d" -mindepth 2 -maxdepth 2 -name ok 2>/dev/null || true; } | wc -l
 }
-# What the caches held as the run started decides its kind.
-start_files=$(ccache_files)
-start_verdicts=$(verdict_entries)
+# What the caches held as the run started decides its kind (a resumed
+# run's, as its first part started: the caches it filled since do not
+# make it warm).
+if [ "$resume" = 1 ] && [ -n "$(renv ccache_files_at_start)" ]; then
+	start_files=$(renv ccache_files_at_start)
+	start_verdicts=$(renv verdicts_at_start)
+else
+	start_files=$(ccache_files)
+	start_verdicts=$(verdict_entries)
+fi
 if [ "$start_files" -lt "$WARM_MIN_FILES" ]; then run_warm=0; else run_warm=1; fi
-{
-	echo "ccache_files_at_start=$start_files"
-	echo "verdicts_at_start=$start_verdicts"
-	echo "kind=$([ "$run_warm" = 1 ] && echo warm || echo cold)"
-} >> "$dir/run.env"
+if [ "$resume" = 0 ] || [ -z "$(renv kind)" ]; then
+	{
+		echo "ccache_files_at_start=$start_files"
+		echo "verdicts_at_start=$start_verdicts"
+		echo "kind=$([ "$run_warm" = 1 ] && echo warm || echo cold)"
+	} >> "$dir/run.env"
+fi
 
 # ccache_counts: "hits misses" so far, for the ccache that the builds use.
 ccache_counts() {

@@ -82,10 +82,11 @@ for d in dirs:
     summary, env = os.path.join(d, 'summary.tsv'), os.path.join(d, 'run.env')
     if not (os.path.isfile(summary) and os.path.isfile(env)):
         continue
-    info = {}
+    info, resumed = {}, 0
     for line in open(env, encoding='utf-8'):
         k, _, v = line.rstrip('\n').partition('=')
         info[k] = v
+        resumed += k == 'resumed'
     final = open(os.path.join(d, 'final'), encoding='utf-8').read().strip() \
         if os.path.isfile(os.path.join(d, 'final')) else 'unfinished'
     # Only a whole run measures the stages: not one cut short, nor one of
@@ -97,7 +98,8 @@ for d in dirs:
     runs.append(f'`{info.get("target", "?")}` on {info.get("date", "?")}, project commit '
                 f'{info.get("project", "?")[:12]}{" (with local changes)" if info.get("dirty") == "yes" else ""}, '
                 f'{info.get("cores", "?")} cores, {info.get("seconds", "?")} s, budget '
-                f'{info.get("budget", "?")}, verdicts replayed {info.get("verdicts_replayed", "?")}: "{final}"')
+                f'{info.get("budget", "?")}, verdicts replayed {info.get("verdicts_replayed", "?")}'
+                f'{f" (resumed {resumed} time(s): the seconds are its kept stages and its last part)" if resumed else ""}: "{final}"')
     for line in open(summary, encoding='utf-8'):
         f = line.rstrip('\n').split('\t')
         if len(f) >= 7:

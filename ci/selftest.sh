@@ -208,6 +208,11 @@ sed -i 's/^partial=yes$/partial=no/' "$work/costrun/run.env"
 # shellcheck disable=SC2016 # the inner shell expands them
 expect costs-whole-run-shown 0 '2026-01-02T03:04:05Z' -- \
 	env CHECK_DIRS="$work/costrun" COSTS_DOC="$work/costdoc.md" bash -c 'bash "$TOP/ci/costs.sh" && cat "$COSTS_DOC"'
+# A resumed run is shown as one, in parts.
+echo "resumed=2026-01-03T00:00:00Z $(printf '%040d' 2)" >> "$work/costrun/run.env"
+# shellcheck disable=SC2016 # the inner shell expands them
+expect costs-resumed-run-said 0 '2026-01-02T03:04:05Z.*resumed 1 time' -- \
+	env CHECK_DIRS="$work/costrun" COSTS_DOC="$work/costdoc.md" bash -c 'bash "$TOP/ci/costs.sh" && cat "$COSTS_DOC"'
 
 # --- tree / export / lint on a tiny tree ---------------------------------------
 mini=$work/src
@@ -424,6 +429,14 @@ expect resume-finished 1 'finished .*start a new one' -- rrun RESUME=1
 rm "$work/resume/check-full/final"
 expect resume-keeps 0 '6\.1:divergence passed in the resumed run: kept' -- rrun RESUME=1
 expect resume-noted 0 '^resumed=' -- cat "$work/resume/check-full/run.env"
+# (its kind is its first part's: a run that began cold stays cold when
+# the caches it filled make the resumption look warm)
+krun() { env FAKE_FILES="$1" PATH="$work/fake-ccache:$PATH" "${@:2}" STAGES=6.1:divergence CHECK_PREREQ=0 \
+	VERDICT_CACHE="$work/no-verdicts-yet" OUT="$work/resume-kind" TIER=full bash "$TOP/ci/check.sh"; }
+expect resume-kind-first 0 'this run: cold: ccache held 0 files at the start' -- krun 0
+rm -f "$work/resume-kind/check-full/final"
+expect resume-kind-kept 0 'this run: cold: ccache held 0 files at the start' -- krun 5000 RESUME=1
+expect resume-kind-once 0 '^1$' -- grep -c '^kind=' "$work/resume-kind/check-full/run.env"
 expect resume-results 0 '^1 passed, 0 failed' -- cat "$work/resume/check-full/final"
 rm "$work/resume/check-full/final"
 sed -i 's/^tips=6\.1:[0-9a-f]*/tips=6.1:0123456789abcdef/' "$work/resume/check-full/run.env"
