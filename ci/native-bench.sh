@@ -28,7 +28,9 @@
 #                    --only=PREFIX for the cases whose names start with it, --cpu=N,
 #                    --retpoline=on|off and --rethunk=NAME: the mitigations,
 #                    where neither the harness's model of 6.1.y nor the host's
-#                    sysfs decides them, or to override them)
+#                    sysfs decides them, or to override them;
+#                    --vec-offsets=BASE,SERIES for an experiment on where the
+#                    segment arrays lie in their page)
 #   NATIVE_OUT=dir   where results.tsv and run.log go (default out/<line>/native)
 #   NATIVE_BASE=rev  another commit of build/6.1.y/linux as the "base" side (for
 #                    example a variant of the tip, to measure a divergence)

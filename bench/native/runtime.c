@@ -905,6 +905,7 @@ static void calibrate_tsc(void)
 struct side {
 	struct tree *tree;
 	struct nb_desc d;
+	void *vecs_alloc;	/* what to free() for d.vecs */
 };
 
 struct bcase {
@@ -940,6 +941,16 @@ static struct nb_seg *make_segs(unsigned long start, unsigned long count,
 	return s;
 }
 
+/*
+ * --vec-offsets=BASE,SERIES: where each tree's segment arrays start in a
+ * page (-1: wherever aligned_alloc(64) puts them), on a cache line still,
+ * so that both walk as many lines.  For experiments on placement: a load
+ * that shares its low 12 address bits with a store still in flight can
+ * wait for it on x86 cores ("4K aliasing").  The step cases run the series
+ * on both sides: both take SERIES.
+ */
+static long vec_offset[2] = { -1, -1 };
+
 static void fill_side(struct side *s, struct tree *t, int type, int op,
 		      const struct nb_seg *segs, unsigned long nr,
 		      unsigned long count, unsigned long chunk, void *xa,
@@ -961,11 +972,17 @@ static void fill_side(struct side *s, struct tree *t, int type, int op,
 	 */
 	{
 		size_t bytes = (nr ? nr : 1) * t->nb.vec_size;
+		long off = vec_offset[t == SERIES];
 
 		bytes = (bytes + 63) & ~(size_t)63;
-		s->d.vecs = aligned_alloc(64, bytes);
-		if (!s->d.vecs)
+		if (off < 0)
+			s->vecs_alloc = aligned_alloc(64, bytes);
+		else	/* --vec-offsets: OFF bytes past a page boundary */
+			s->vecs_alloc = aligned_alloc(PAGE_SIZE,
+				(off + bytes + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1));
+		if (!s->vecs_alloc)
 			die("no memory");
+		s->d.vecs = (unsigned char *)s->vecs_alloc + (off < 0 ? 0 : off);
 		memset(s->d.vecs, 0, bytes);
 	}
 	s->d.xa = xa;
@@ -1370,7 +1387,7 @@ static int random_shapes(unsigned long nr)
 			fill_side(&s, &trees[t], type, op, segs, nseg, count,
 				  chunk, NULL, 0);
 			check_side(&c, &s, n);
-			free(s.d.vecs);
+			free(s.vecs_alloc);
 		}
 	}
 	return 0;
@@ -1403,7 +1420,7 @@ static void fault_check(void)
 					die("%s %s over a guard page: %lu bytes copied, at most 100 "
 					    "were reachable", type_name[types[k]],
 					    op ? "copy_from_iter" : "copy_to_iter", st.ret);
-				free(s.d.vecs);
+				free(s.vecs_alloc);
 			}
 	if (mprotect(guard, PAGE_SIZE, PROT_READ | PROT_WRITE))
 		die("mprotect: %s", strerror(errno));
@@ -1651,7 +1668,8 @@ static void usage(void)
 		"                    [--retpoline=on|off] [--checks-only] [--mitigations-only]\n"
 		"                    [--cpuid=VENDOR:FAMILY[:MODEL][:eibrs][:autoibrs]] [--sysfs=DIR]\n"
 		"                    [--inject=walk-ret|iov-offset|nr-segs] [--inject-side=base|series]\n"
-		"                    [--sim=N --sim-side=a|b --only=CASE]\n");
+		"                    [--sim=N --sim-side=a|b --only=CASE]\n"
+		"                    [--vec-offsets=BASE,SERIES]\n");
 	exit(2);
 }
 
@@ -1705,6 +1723,20 @@ int main(int argc, char **argv)
 			o.sim = strtoul(argv[k] + 6, &end, 10);
 			if (!o.sim || *end)
 				die("--sim=%s: a number of calls, 1 or more", argv[k] + 6);
+		}
+		else if (!strncmp(argv[k], "--vec-offsets=", 14)) {
+			const char *p = argv[k] + 14;
+			char *end;
+			int t;
+
+			for (t = 0; t < 2; t++) {
+				vec_offset[t] = strtol(p, &end, 0);
+				if (end == p || *end != (t ? '\0' : ',') || vec_offset[t] < 0 ||
+				    vec_offset[t] >= (long)PAGE_SIZE || vec_offset[t] & 63)
+					die("--vec-offsets=%s: BASE,SERIES, each a multiple of 64 below 4096",
+					    argv[k] + 14);
+				p = end + 1;
+			}
 		}
 		else if (!strcmp(argv[k], "--sim-side=a") || !strcmp(argv[k], "--sim-side=b"))
 			o.sim_side = argv[k][11] == 'b';
@@ -1817,6 +1849,11 @@ int main(int argc, char **argv)
 			check_pair(&cases[k], 1);
 			continue;
 		}
+		if (o.only)
+			fprintf(stderr, "native-bench: %s: segment arrays at page offsets %#lx (a), %#lx (b)\n",
+				cases[k].name,
+				(unsigned long)(uintptr_t)cases[k].a.d.vecs & (PAGE_SIZE - 1),
+				(unsigned long)(uintptr_t)cases[k].b.d.vecs & (PAGE_SIZE - 1));
 		measure(&cases[k], &o, out);
 		if (out != stdout)
 			fprintf(stderr, "native-bench: %s done\n", cases[k].name);
