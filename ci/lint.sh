@@ -133,10 +133,11 @@ fi
 
 # The codegen table (make codegen, run only in make check-full) names the
 # tip it was made at: after any change of the series it is stale, which
-# only the full run would otherwise find.
+# only the full run would otherwise find.  (The header is ci/codegen.sh's,
+# word for word: a header in other words names no tip, and fails.)
 if [ -f "$cover" ] && grep -q '^--- codegen (generated' "$cover" && [ -d "$TREE/.git" ]; then
 	cgtip=$(sed -n '/^--- codegen (generated/,/^--- end of codegen/p' "$cover" |
-		sed -n 's/.*; base = .*, tip = \([0-9a-f]\{7,40\}\) .*/\1/p' | head -n1)
+		sed -n 's/^x86_64 KUnit configuration (retpolines on); base = the tag base, tip = \([0-9a-f]\{7,40\}\) .*/\1/p' | head -n1)
 	case $(tgit rev-parse HEAD) in
 	"${cgtip:-none}"*) ;;
 	*) err "$P/cover-letter.txt: the codegen table was made at tip ${cgtip:-(none)}, not at this tip" \
