@@ -250,6 +250,9 @@ benchcfg() {
 # gives the per-patch builds too).  Where an arch cannot have it (UML has
 # no HAS_IOMEM), ci/<line>/arch-only skips those files.
 PATCHCHECK_KCONFIG='USB_SUPPORT USB_GADGET'
+# The first line of the codegen table (ci/codegen.sh writes it, followed by
+# the tip's "%h %s"; ci/lint.sh reads the tip back from it).
+CODEGEN_HEAD='x86_64 KUnit configuration (retpolines on); base = the tag base, tip = '
 driverscfg() {
 	local s args=()
 	for s in $PATCHCHECK_KCONFIG; do args+=(--enable "$s"); done
