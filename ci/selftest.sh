@@ -45,6 +45,9 @@
 #     the mitigations it chooses for each CPU vendor and family its choice
 #     branches on, from a CPU identity and a sysfs directory the test gives
 #     (6.1.y's choice, the host kernel's from sysfs, or the refusal);
+#   - syscall_share.py on plugin counts written here: the iterator's share
+#     per call, and a window unnamed, left open or cut off, or a floor
+#     window that counts kernel work, fails;
 #   - shellcheck on every script.
 # Writes PASS/FAIL lines to out/<line>/selftest/results.tsv.
 set -euo pipefail
@@ -898,6 +901,37 @@ expect native-sim-other-object 0 '' -- expect_ns_lib
 expect native-sim-counts-instructions 0 '' -- grep -qF $'b\tnb_f\t0x3\t13.0000\t1.0000\t0.3000' "$ns/instructions.tsv"
 printf 'events: Ir\nfl=???\nfn=nb_f\n0 0\n' | tee "$ns/raw/s1.a.cgd" > "$ns/raw/s1.b.cgd"
 expect native-sim-no-calls-counted 1 'a run of 2N calls counted no more than its run of N' -- nsim
+
+# --- syscall_share.py: the plugin's windows into the iterator's share ------------
+sd=$work/share
+mkdir -p "$sd"
+for k in base series; do
+	printf 'syscall-bench: window 0 dax_pread_4096\nsyscall-bench: window 1 memcpy_4096\n' > "$sd/boot-plugin-$k.log"
+	printf '%s\n' 'window 0 dax=4000 ext4=4300 copy=5000 entry=1400 pagecache=0 iov_iter=500 vfs=1300 kernel-other=2500 user=9000' \
+		'window 1 dax=0 ext4=0 copy=0 entry=0 pagecache=0 iov_iter=0 vfs=0 kernel-other=0 user=4000' \
+		'end windows=2 begins=2' > "$sd/plugin-$k.tsv"
+done
+# 19000 kernel instructions over 10 calls, 500 of them lib/iov_iter.o's
+expect share-table 0 '^\| dax_pread_4096 \| 1900 / 1900 \| 50 / 50 \| 2\.6% / 2\.6% \| 500 / 500 \| 130 / 130 \| 830 / 830 \|$' -- \
+	python3 "$TOP/ci/syscall_share.py" table "$sd" base0 tip0 10
+cp "$sd/boot-plugin-series.log" "$sd/log.orig"
+sed -i '/window 0 /d' "$sd/boot-plugin-series.log"
+expect share-window-unnamed 1 'closed window 0, which the series guest never named' -- \
+	python3 "$TOP/ci/syscall_share.py" table "$sd" base0 tip0 10
+cp "$sd/log.orig" "$sd/boot-plugin-series.log"
+cp "$sd/plugin-series.tsv" "$sd/tsv.orig"
+sed -i '/^window 0 /d' "$sd/plugin-series.tsv"
+expect share-window-open 1 'named windows the plugin did not close' -- \
+	python3 "$TOP/ci/syscall_share.py" table "$sd" base0 tip0 10
+cp "$sd/tsv.orig" "$sd/plugin-series.tsv"
+sed -i '/^end /d' "$sd/plugin-series.tsv"
+expect share-plugin-cut 1 'did not reach its end' -- \
+	python3 "$TOP/ci/syscall_share.py" table "$sd" base0 tip0 10
+cp "$sd/tsv.orig" "$sd/plugin-series.tsv"
+# a mark the plugin missed: the floor's window, no system call in it, counts kernel work
+sed -i 's/^window 1 dax=0 /window 1 dax=4000 /' "$sd/plugin-series.tsv"
+expect share-floor-kernel 1 "memcpy_4096 window is missing or counts kernel work" -- \
+	python3 "$TOP/ci/syscall_share.py" table "$sd" base0 tip0 10
 
 # --- make help runs (make -n, which the documents check uses, runs no shell) --------
 expect make-help 0 '^make check +what CI runs' -- make -C "$TOP" --no-print-directory help

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# qemu-plugin.sh OUT.so: build bench/syscall/insn_groups.c, the QEMU TCG
+# plugin of the per-syscall benchmark, against the plugin API of the QEMU
+# this machine runs.  Debian packages QEMU with plugins enabled but not the
+# API's header, include/qemu/qemu-plugin.h, so it comes from the source
+# package of the installed qemu-system-x86's version: fetched with apt
+# (a private deb-src list of the machine's own archive, private lists and
+# cache: apt's state and the installed packages do not change; apt checks
+# the files against the signed Sources index), and cached under
+# $SRC_CACHE/qemu-plugin/<version>/.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ $# = 1 ] || die "usage: qemu-plugin.sh OUT.so"
+so=$1
+repro="bash ci/qemu-plugin.sh $so"
+src=$TOP/bench/syscall/insn_groups.c
+command -v qemu-system-x86_64 > /dev/null || die "qemu-system-x86_64 is not installed" "make deps"
+ver=$(dpkg-query -W -f='${source:Version}' qemu-system-x86 2>/dev/null) ||
+	die "qemu-system-x86 is not a Debian package here: its plugin header cannot be fetched" "dpkg-query -W qemu-system-x86"
+[ -n "$ver" ] || die "no source version for qemu-system-x86" "dpkg-query -W -f='\${source:Version}' qemu-system-x86"
+hdir=$SRC_CACHE/qemu-plugin/${ver//:/_}
+if [ ! -s "$hdir/qemu-plugin.h" ]; then
+	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	[ -n "$codename" ] || die "cannot tell this machine's Debian release (/etc/os-release)"
+	# every archive and suite the machine installs from: a point release's
+	# QEMU may come from -updates or -security
+	apt_dir=$SRC_CACHE/qemu-plugin/apt
+	rm -rf "$apt_dir"
+	mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$apt_dir/download"
+	apt-cache policy 2>/dev/null |
+		awk -v c="$codename" '$2 ~ /^https?:/ && $3 ~ "^" c "(-[a-z]+)?/main$" { split($3, s, "/"); print $2, s[1] }' |
+		sort -u | while read -r uri suite; do
+			printf 'deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s %s main\n' "$uri" "$suite"
+		done > "$apt_dir/sources.list"
+	[ -s "$apt_dir/sources.list" ] || die "no apt source of this machine serves $codename/main" "apt-cache policy"
+	apt_opts=(
+		-o "Dir::Etc::sourcelist=$apt_dir/sources.list"
+		-o Dir::Etc::sourceparts=/dev/null
+		-o "Dir::State::Lists=$apt_dir/lists"
+		-o "Dir::Cache=$apt_dir/cache"
+		-o APT::Sandbox::User=root
+	)
+	log "fetching the source of qemu $ver for its plugin header (private lists in ${apt_dir/#$HOME/\~})"
+	apt-get -qq "${apt_opts[@]}" update > "$apt_dir/update.log" 2>&1 ||
+		{ cat "$apt_dir/update.log" >&2; die "apt-get update of the deb-src lists failed" "$repro"; }
+	(cd "$apt_dir/download" && apt-get -qq "${apt_opts[@]}" source --download-only "qemu=$ver") \
+		> "$apt_dir/download.log" 2>&1 ||
+		{ cat "$apt_dir/download.log" >&2; die "apt-get source --download-only qemu=$ver failed" "$repro"; }
+	orig=$(ls "$apt_dir"/download/qemu_*.orig.tar.*)
+	# Debian's patches must leave the header as upstream wrote it, or
+	# this copy is not the API the binary was built with
+	if ls "$apt_dir"/download/qemu_*.debian.tar.* > /dev/null 2>&1 &&
+		tar -xOf "$(ls "$apt_dir"/download/qemu_*.debian.tar.*)" --wildcards 'debian/patches/*' 2>/dev/null |
+		grep -q '^+++ .*include/qemu/qemu-plugin\.h'; then
+		die "Debian's patches of qemu $ver change include/qemu/qemu-plugin.h: this script takes it from the upstream tarball only" "$repro"
+	fi
+	mkdir -p "$hdir"
+	tar -xOf "$orig" --wildcards '*/include/qemu/qemu-plugin.h' > "$hdir/qemu-plugin.h.tmp" ||
+		die "$orig has no include/qemu/qemu-plugin.h" "$repro"
+	grep -q '^#define QEMU_PLUGIN_VERSION' "$hdir/qemu-plugin.h.tmp" ||
+		die "the qemu-plugin.h of $orig does not define QEMU_PLUGIN_VERSION" "$repro"
+	mv "$hdir/qemu-plugin.h.tmp" "$hdir/qemu-plugin.h"
+	rm -rf "$apt_dir"
+fi
+mkdir -p "$(dirname "$so")"
+gcc -shared -fPIC -O2 -Wall -Wextra -Wno-unused-parameter -Werror -I"$hdir" -o "$so" "$src" ||
+	die "compiling $src against qemu $ver's plugin API failed" "$repro"
+log "$so: built against qemu $ver's qemu-plugin.h"
