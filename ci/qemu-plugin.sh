@@ -15,7 +15,12 @@ set -euo pipefail
 so=$1
 repro="bash ci/qemu-plugin.sh $so"
 src=$TOP/bench/syscall/insn_groups.c
-command -v qemu-system-x86_64 > /dev/null || die "qemu-system-x86_64 is not installed" "make deps"
+qemu=$(command -v qemu-system-x86_64) || die "qemu-system-x86_64 is not installed" "make deps"
+# the header must be that of the QEMU that will load the plugin
+owner=$(dpkg -S "$(readlink -f "$qemu")" 2>/dev/null | cut -d: -f1) || owner=
+[ "$owner" = qemu-system-x86 ] ||
+	die "$qemu is not Debian's qemu-system-x86 (dpkg -S: ${owner:-no package}): its plugin API cannot be told" \
+		"dpkg -S $(readlink -f "$qemu")"
 ver=$(dpkg-query -W -f='${source:Version}' qemu-system-x86 2>/dev/null) ||
 	die "qemu-system-x86 is not a Debian package here: its plugin header cannot be fetched" "dpkg-query -W qemu-system-x86"
 [ -n "$ver" ] || die "no source version for qemu-system-x86" "dpkg-query -W -f='\${source:Version}' qemu-system-x86"
@@ -44,17 +49,28 @@ if [ ! -s "$hdir/qemu-plugin.h" ]; then
 	log "fetching the source of qemu $ver for its plugin header (private lists in ${apt_dir/#$HOME/\~})"
 	apt-get -qq "${apt_opts[@]}" update > "$apt_dir/update.log" 2>&1 ||
 		{ cat "$apt_dir/update.log" >&2; die "apt-get update of the deb-src lists failed" "$repro"; }
+	# (the archive keeps only the newest version of a suite: an older
+	# installed qemu is not there any more)
 	(cd "$apt_dir/download" && apt-get -qq "${apt_opts[@]}" source --download-only "qemu=$ver") \
-		> "$apt_dir/download.log" 2>&1 ||
-		{ cat "$apt_dir/download.log" >&2; die "apt-get source --download-only qemu=$ver failed" "$repro"; }
-	orig=$(ls "$apt_dir"/download/qemu_*.orig.tar.*)
+		> "$apt_dir/download.log" 2>&1 || {
+		cat "$apt_dir/download.log" >&2
+		die "apt-get source --download-only qemu=$ver failed (an installed qemu older than the archive's: apt-get install --only-upgrade qemu-system-x86)" "$repro"
+	}
+	orig=$(find "$apt_dir/download" -maxdepth 1 -name 'qemu_*.orig.tar.[gx]z' | head -n1)
+	debtar=$(find "$apt_dir/download" -maxdepth 1 -name 'qemu_*.debian.tar.xz' | head -n1)
+	{ [ -n "$orig" ] && [ -n "$debtar" ]; } || die "qemu $ver's source is not an orig tarball and a debian tarball" "ls $apt_dir/download"
 	# Debian's patches must leave the header as upstream wrote it, or
 	# this copy is not the API the binary was built with
-	if ls "$apt_dir"/download/qemu_*.debian.tar.* > /dev/null 2>&1 &&
-		tar -xOf "$(ls "$apt_dir"/download/qemu_*.debian.tar.*)" --wildcards 'debian/patches/*' 2>/dev/null |
-		grep -q '^+++ .*include/qemu/qemu-plugin\.h'; then
-		die "Debian's patches of qemu $ver change include/qemu/qemu-plugin.h: this script takes it from the upstream tarball only" "$repro"
-	fi
+	mkdir -p "$apt_dir/debian"
+	tar -xf "$debtar" -C "$apt_dir/debian" || die "unpacking $debtar failed" "$repro"
+	pdir=$apt_dir/debian/debian/patches
+	[ -f "$pdir/series" ] || die "$debtar has no debian/patches/series" "$repro"
+	patched=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$pdir/series" | awk '{ print $1 }' | while read -r pt; do
+		[ -f "$pdir/$pt" ] || { echo "missing:$pt"; continue; }
+		if grep -q '^+++ [^[:space:]]*include/qemu/qemu-plugin\.h' "$pdir/$pt"; then echo "$pt"; fi
+	done)
+	[ -z "$patched" ] ||
+		die "Debian's patches of qemu $ver change include/qemu/qemu-plugin.h or are missing ($patched): this script takes the header from the upstream tarball only" "$repro"
 	mkdir -p "$hdir"
 	tar -xOf "$orig" --wildcards '*/include/qemu/qemu-plugin.h' > "$hdir/qemu-plugin.h.tmp" ||
 		die "$orig has no include/qemu/qemu-plugin.h" "$repro"

@@ -46,8 +46,10 @@
 #     branches on, from a CPU identity and a sysfs directory the test gives
 #     (6.1.y's choice, the host kernel's from sysfs, or the refusal);
 #   - syscall_share.py on plugin counts written here: the iterator's share
-#     per call, and a window unnamed, left open or cut off, or a floor
-#     window that counts kernel work, fails;
+#     of the median call; a window left open, a plugin output cut off or
+#     with a cut line, a guest that did not finish, a count -icount does
+#     not confirm and a floor window that counts kernel work fail; the
+#     ranges of vmlinux are made disjoint;
 #   - shellcheck on every script.
 # Writes PASS/FAIL lines to out/<line>/selftest/results.tsv.
 set -euo pipefail
@@ -903,35 +905,54 @@ printf 'events: Ir\nfl=???\nfn=nb_f\n0 0\n' | tee "$ns/raw/s1.a.cgd" > "$ns/raw/
 expect native-sim-no-calls-counted 1 'a run of 2N calls counted no more than its run of N' -- nsim
 
 # --- syscall_share.py: the plugin's windows into the iterator's share ------------
+# Three calls of one read case and of the floor; the read's median call has
+# 1900 kernel instructions, 50 of them lib/iov_iter.o's, and -icount timed
+# 1920 for it (a wrapper of 20).
 sd=$work/share
 mkdir -p "$sd"
 for k in base series; do
-	printf 'syscall-bench: window 0 dax_pread_4096\nsyscall-bench: window 1 memcpy_4096\n' > "$sd/boot-plugin-$k.log"
-	printf '%s\n' 'window 0 dax=4000 ext4=4300 copy=5000 entry=1400 pagecache=0 iov_iter=500 vfs=1300 kernel-other=2500 user=9000' \
-		'window 1 dax=0 ext4=0 copy=0 entry=0 pagecache=0 iov_iter=0 vfs=0 kernel-other=0 user=4000' \
-		'end windows=2 begins=2' > "$sd/plugin-$k.tsv"
+	printf '%s\n' 'syscall-bench: case dax_pread_4096 windows 0 3' \
+		'syscall name=dax_pread_4096 unit=insns n=3 median=1920 min=1920 max=1990' \
+		'syscall-bench: case memcpy_4096 windows 3 3' 'syscall-bench: done, 6 windows' > "$sd/boot-plugin-$k.log"
+	{
+		for n in 0 1; do
+			echo "window $n dax=400 ext4=430 copy=500 entry=140 pagecache=0 iov_iter=50 vfs=130 kernel-other=250 user=900 kernel-rep=512"
+		done
+		echo 'window 2 dax=400 ext4=430 copy=500 entry=140 pagecache=0 iov_iter=50 vfs=130 kernel-other=320 user=900 kernel-rep=512'
+		for n in 3 4 5; do
+			echo "window $n dax=0 ext4=0 copy=0 entry=0 pagecache=0 iov_iter=0 vfs=0 kernel-other=0 user=400 kernel-rep=0"
+		done
+		echo 'end windows=6 begins=6'
+	} > "$sd/plugin-$k.tsv"
 done
-# 19000 kernel instructions over 10 calls, 500 of them lib/iov_iter.o's
-expect share-table 0 '^\| dax_pread_4096 \| 1900 / 1900 \| 50 / 50 \| 2\.6% / 2\.6% \| 500 / 500 \| 130 / 130 \| 830 / 830 \|$' -- \
-	python3 "$TOP/ci/syscall_share.py" table "$sd" base0 tip0 10
+expect share-table 0 '^\| dax_pread_4096 \| 1900 / 1900 \| 512 / 512 \| 50 / 50 \| 2\.6% / 2\.6% \(3\.6% / 3\.6%\) \| 500 / 500 \| 130 / 130 \| 830 / 830 \|$' -- \
+	python3 "$TOP/ci/syscall_share.py" table "$sd" base0 tip0 3
+share() { python3 "$TOP/ci/syscall_share.py" table "$sd" base0 tip0 3; }
 cp "$sd/boot-plugin-series.log" "$sd/log.orig"
-sed -i '/window 0 /d' "$sd/boot-plugin-series.log"
-expect share-window-unnamed 1 'closed window 0, which the series guest never named' -- \
-	python3 "$TOP/ci/syscall_share.py" table "$sd" base0 tip0 10
-cp "$sd/log.orig" "$sd/boot-plugin-series.log"
 cp "$sd/plugin-series.tsv" "$sd/tsv.orig"
-sed -i '/^window 0 /d' "$sd/plugin-series.tsv"
-expect share-window-open 1 'named windows the plugin did not close' -- \
-	python3 "$TOP/ci/syscall_share.py" table "$sd" base0 tip0 10
+sed -i '/^window 1 /d' "$sd/plugin-series.tsv"
+expect share-window-open 1 'opened 6 windows, the plugin closed 5 and counted 6: a mark was missed' -- share
 cp "$sd/tsv.orig" "$sd/plugin-series.tsv"
 sed -i '/^end /d' "$sd/plugin-series.tsv"
-expect share-plugin-cut 1 'did not reach its end' -- \
-	python3 "$TOP/ci/syscall_share.py" table "$sd" base0 tip0 10
+expect share-plugin-cut 1 'did not reach its end' -- share
 cp "$sd/tsv.orig" "$sd/plugin-series.tsv"
-# a mark the plugin missed: the floor's window, no system call in it, counts kernel work
-sed -i 's/^window 1 dax=0 /window 1 dax=4000 /' "$sd/plugin-series.tsv"
-expect share-floor-kernel 1 "memcpy_4096 window is missing or counts kernel work" -- \
-	python3 "$TOP/ci/syscall_share.py" table "$sd" base0 tip0 10
+sed -i 's/^window 2 dax=400 ext4=430 copy=500.*/window 2 dax=400 ext4=43/' "$sd/plugin-series.tsv"
+expect share-plugin-line-cut 1 'plugin-series.tsv:3: not a line of the plugin' -- share
+cp "$sd/tsv.orig" "$sd/plugin-series.tsv"
+sed -i '/done, 6 windows/d' "$sd/boot-plugin-series.log"
+expect share-guest-unfinished 1 'the series guest did not finish' -- share
+cp "$sd/log.orig" "$sd/boot-plugin-series.log"
+# the plugin's count of the call and -icount's disagree by more than a wrapper
+sed -i 's/median=1920 /median=1990 /' "$sd/boot-plugin-series.log"
+expect share-icount-disagrees 1 'the plugin counts 1900 kernel instructions in the median call, -icount 1990' -- share
+cp "$sd/log.orig" "$sd/boot-plugin-series.log"
+# a mark the plugin missed: the floor's median call, no system call in it, counts kernel work
+sed -i 's/^window 4 dax=0 /window 4 dax=40 /; s/^window 5 dax=0 /window 5 dax=40 /' "$sd/plugin-series.tsv"
+expect share-floor-kernel 1 "memcpy_4096 window counts kernel work" -- share
+cp "$sd/tsv.orig" "$sd/plugin-series.tsv"
+# ranges of vmlinux made disjoint: nested of one group joined, of another cut
+expect share-ranges-disjoint 0 '^\[\(16, 48, .a.\), \(48, 64, .b.\)\] 1$' -- \
+	python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import syscall_share as s; m, c = s.disjoint([(16, 32, "a"), (20, 24, "a"), (24, 48, "a"), (40, 64, "b")]); print(m, c)' "$TOP/ci"
 
 # --- make help runs (make -n, which the documents check uses, runs no shell) --------
 expect make-help 0 '^make check +what CI runs' -- make -C "$TOP" --no-print-directory help

@@ -9,16 +9,22 @@
  * (-icount) is not changed by it.  The groups are address ranges of the
  * guest kernel (ranges=FILE: "start end group" per line, hexadecimal,
  * from the vmlinux's symbol table); a kernel address in no range counts as
- * "kernel-other", a user address as "user".  The guest program marks the
- * calls of each case: when it executes the first instruction of its
- * window-begin function (begin=ADDR, from nm of the static /init), the
- * counters are copied; at its window-end function (end=ADDR), the
+ * "kernel-other", a user address as "user".  The ranges must not overlap.
+ * "kernel-rep" counts, in addition, the executions of the kernel's
+ * rep-prefixed string instructions: QEMU runs a rep movs once per
+ * iteration, and counts each (so does -icount).  The guest program marks
+ * each timed call: when it executes the first instruction of its
+ * window-open function (begin=ADDR, from nm of the static /init), the
+ * counters are copied; at its window-close function (end=ADDR), the
  * differences are written to out=FILE as one line per window:
  *
  *   window N group=count group=count ...
  *
  * Windows are numbered from 0 in the order they close; the guest prints
- * which case each one is.  One vCPU: the counters are plain integers.
+ * which case each one is.  At the end, "end windows=N begins=M".  One
+ * vCPU: the counters are plain integers.  An instruction that faults is
+ * counted again when it runs again (the inline op comes before it), which
+ * -icount does not do; the benchmark's buffers are touched before its calls.
  *
  * Build: gcc -shared -fPIC -O2 -I<dir of qemu-plugin.h> (ci/qemu-plugin.sh)
  */
@@ -44,7 +50,7 @@ static struct range *ranges;
 static size_t nranges;
 static const char *names[MAX_GROUPS];
 static int ngroups;
-static int g_kother, g_user;
+static int g_kother, g_user, g_krep;
 static uint64_t counts[MAX_GROUPS], snap[MAX_GROUPS];
 static uint64_t begin_addr, end_addr;
 static int in_window;
@@ -58,10 +64,16 @@ static int group_index(const char *name)
 	for (i = 0; i < ngroups; i++)
 		if (!strcmp(names[i], name))
 			return i;
-	if (ngroups == MAX_GROUPS)
+	if (ngroups == MAX_GROUPS) {
+		fprintf(stderr, "insn_groups: more than %d groups\n", MAX_GROUPS);
 		return -1;
+	}
 	names[ngroups] = strdup(name);
-	return names[ngroups] ? ngroups++ : -1;
+	if (!names[ngroups]) {
+		fprintf(stderr, "insn_groups: out of memory\n");
+		return -1;
+	}
+	return ngroups++;
 }
 
 static int cmp_range(const void *a, const void *b)
@@ -94,7 +106,6 @@ static int read_ranges(const char *path)
 		}
 		g = group_index(name);
 		if (g < 0) {
-			fprintf(stderr, "insn_groups: more than %d groups\n", MAX_GROUPS);
 			fclose(f);
 			return -1;
 		}
@@ -113,7 +124,38 @@ static int read_ranges(const char *path)
 	}
 	fclose(f);
 	qsort(ranges, nranges, sizeof(*ranges), cmp_range);
+	for (size_t i = 1; i < nranges; i++) {
+		if (ranges[i].start < ranges[i - 1].end) {
+			fprintf(stderr, "insn_groups: %s: ranges %llx and %llx overlap\n", path,
+				(unsigned long long)ranges[i - 1].start,
+				(unsigned long long)ranges[i].start);
+			return -1;
+		}
+	}
 	return 0;
+}
+
+/* a string instruction with a rep/repne prefix (legacy prefixes, REX) */
+static int is_rep_string(const unsigned char *p, size_t n)
+{
+	int rep = 0;
+	size_t i = 0;
+
+	for (; i < n; i++) {
+		switch (p[i]) {
+		case 0xf2: case 0xf3:
+			rep = 1;
+			continue;
+		case 0x66: case 0x67: case 0x2e: case 0x3e: case 0x26:
+		case 0x36: case 0x64: case 0x65: case 0xf0:
+			continue;
+		}
+		break;
+	}
+	if (i < n && (p[i] & 0xf0) == 0x40)	/* REX */
+		i++;
+	return rep && i < n && p[i] >= 0xa4 && p[i] <= 0xaf &&
+	       p[i] != 0xa8 && p[i] != 0xa9;	/* test al/eax, imm */
 }
 
 static int group_of(uint64_t addr)
@@ -172,13 +214,19 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 							       QEMU_PLUGIN_CB_NO_REGS, NULL);
 		qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64,
 							   &counts[group_of(va)], 1);
+		if (va >= KERNEL_START &&
+		    is_rep_string(qemu_plugin_insn_data(insn), qemu_plugin_insn_size(insn)))
+			qemu_plugin_register_vcpu_insn_exec_inline(insn,
+								   QEMU_PLUGIN_INLINE_ADD_U64,
+								   &counts[g_krep], 1);
 	}
 }
 
 static void at_exit(qemu_plugin_id_t id, void *udata)
 {
 	fprintf(out, "end windows=%u begins=%u\n", nwindows, nbegins);
-	fclose(out);
+	if (ferror(out) | fclose(out))
+		fprintf(stderr, "insn_groups: writing the counts failed\n");
 }
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
@@ -213,7 +261,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		return -1;
 	g_kother = group_index("kernel-other");
 	g_user = group_index("user");
-	if (g_kother < 0 || g_user < 0)
+	g_krep = group_index("kernel-rep");
+	if (g_kother < 0 || g_user < 0 || g_krep < 0)
 		return -1;
 	out = fopen(opath, "w");
 	if (!out) {

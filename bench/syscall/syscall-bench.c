@@ -79,14 +79,16 @@ static void report(const char *name, unsigned long n)
 static unsigned char wbuf[65536], rbuf[65536];
 
 /*
- * The windows of the DAX cases, for the instruction-counting QEMU plugin of
- * ci/syscall-bench.sh (bench/syscall/insn_groups.c): it counts, per group
- * of kernel functions, the instructions executed between the first
+ * The windows of the read cases, for the instruction-counting QEMU plugin
+ * of ci/syscall-bench.sh (bench/syscall/insn_groups.c): it counts, per
+ * group of kernel functions, the instructions executed between the first
  * instruction of syscall_bench_window_open() and that of
  * syscall_bench_window_close(), at their addresses in this static binary.
- * window() names the window before it opens, so that the console write is
- * not in it.  Without the plugin they only count.  (Their bodies differ, so
- * that the compiler cannot fold them into one function.)
+ * Each timed call has a window of its own, outside the rdtsc pair (so the
+ * timed count is the same with or without them); case() names a case's
+ * windows on the console before the first opens.  Without the plugin they
+ * only count.  (Their bodies differ, so that the compiler cannot fold them
+ * into one function.)
  */
 static volatile unsigned int windows_opened, windows_closed;
 
@@ -100,11 +102,10 @@ static __attribute__((noinline, used)) void syscall_bench_window_close(void)
 	windows_closed++;
 }
 
-static void window(const char *name)
+static void case_windows(const char *name)
 {
-	printf("syscall-bench: window %u %s\n", windows_opened, name);
+	printf("syscall-bench: case %s windows %u %lu\n", name, windows_opened, iters);
 	fflush(stdout);
-	syscall_bench_window_open();
 }
 
 static void check(const char *what, long ret, long want, const void *got,
@@ -480,13 +481,14 @@ static void read_cases(const char *dir, const char *prefix)
 	if (write(fd, wbuf, sizeof(wbuf)) != sizeof(wbuf) || fsync(fd))
 		fail("write the file to read");
 	snprintf(name, sizeof(name), "%s_pread_4096", prefix);
-	window(name);
+	case_windows(name);
 	for (k = 0; k < iters; k++) {
 		memset(rbuf, 0, 4096);
+		syscall_bench_window_open();
 		SAMPLE(k, pread(fd, rbuf, 4096, 8192));
+		syscall_bench_window_close();
 		check(name, ret, 4096, rbuf, wbuf + 8192);
 	}
-	syscall_bench_window_close();
 	report(name, iters);
 	for (n = 0; n < 3; n++) {
 		int nv = nvecs[n];
@@ -496,13 +498,14 @@ static void read_cases(const char *dir, const char *prefix)
 			iov[v].iov_len = 4096 / nv;
 		}
 		snprintf(name, sizeof(name), "%s_preadv_%dx%d", prefix, nv, 4096 / nv);
-		window(name);
+		case_windows(name);
 		for (k = 0; k < iters; k++) {
 			memset(rbuf, 0, 4096);
+			syscall_bench_window_open();
 			SAMPLE(k, preadv(fd, iov, nv, 8192));
+			syscall_bench_window_close();
 			check(name, ret, 4096, rbuf, wbuf + 8192);
 		}
-		syscall_bench_window_close();
 		report(name, iters);
 	}
 	close(fd);
@@ -572,13 +575,14 @@ static void dax_cases(void)
 	if (mkdir("/tmpfs", 0755) || mount("tmpfs", "/tmpfs", "tmpfs", 0, NULL))
 		fail("mount tmpfs");
 	read_cases("/tmpfs", "tmpfs");
-	window("memcpy_4096");
+	case_windows("memcpy_4096");
 	for (k = 0; k < iters; k++) {
 		memset(rbuf, 0, 4096);
+		syscall_bench_window_open();
 		SAMPLE(k, copy_4096(rbuf, wbuf + 8192));
+		syscall_bench_window_close();
 		check("memcpy 4096", ret, 4096, rbuf, wbuf + 8192);
 	}
-	syscall_bench_window_close();
 	report("memcpy_4096", iters);
 }
 
