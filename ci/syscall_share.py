@@ -136,6 +136,9 @@ def windows(dest, kernel):
                 end = int(f[1].split('=')[1])
             elif f and f[0] == 'window':
                 wins[int(f[1])] = {k: int(v) for k, v in (x.split('=') for x in f[2:])}
+                # every window names every group: a line cut short does not
+                if not set(KERNEL_GROUPS + ['user', 'kernel-rep']) <= set(wins[int(f[1])]):
+                    raise ValueError
             else:
                 raise ValueError
         except (ValueError, IndexError):
