@@ -39,19 +39,12 @@ if [ ! -s "$hdir/qemu-plugin.h" ]; then
 			printf 'deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s %s main\n' "$uri" "$suite"
 		done > "$apt_dir/sources.list"
 	[ -s "$apt_dir/sources.list" ] || die "no apt source of this machine serves $codename/main" "apt-cache policy"
-	apt_opts=(
-		-o "Dir::Etc::sourcelist=$apt_dir/sources.list"
-		-o Dir::Etc::sourceparts=/dev/null
-		-o "Dir::State::Lists=$apt_dir/lists"
-		-o "Dir::Cache=$apt_dir/cache"
-		-o APT::Sandbox::User=root
-	)
 	log "fetching the source of qemu $ver for its plugin header (private lists in ${apt_dir/#$HOME/\~})"
-	apt-get -qq "${apt_opts[@]}" update > "$apt_dir/update.log" 2>&1 ||
+	private_apt "$apt_dir" apt-get -qq update > "$apt_dir/update.log" 2>&1 ||
 		{ cat "$apt_dir/update.log" >&2; die "apt-get update of the deb-src lists failed" "$repro"; }
 	# (the archive keeps only the newest version of a suite: an older
 	# installed qemu is not there any more)
-	(cd "$apt_dir/download" && apt-get -qq "${apt_opts[@]}" source --download-only "qemu=$ver") \
+	(cd "$apt_dir/download" && private_apt "$apt_dir" apt-get -qq source --download-only "qemu=$ver") \
 		> "$apt_dir/download.log" 2>&1 || {
 		cat "$apt_dir/download.log" >&2
 		die "apt-get source --download-only qemu=$ver failed (an installed qemu older than the archive's: apt-get install --only-upgrade qemu-system-x86)" "$repro"
