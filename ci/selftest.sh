@@ -213,6 +213,19 @@ sed -i 's/^partial=yes$/partial=no/' "$work/costrun/run.env"
 # shellcheck disable=SC2016 # the inner shell expands them
 expect costs-whole-run-shown 0 '2026-01-02T03:04:05Z' -- \
 	env CHECK_DIRS="$work/costrun" COSTS_DOC="$work/costdoc.md" bash -c 'bash "$TOP/ci/costs.sh" && cat "$COSTS_DOC"'
+# Every stage of one line (make LINE=6.1 check-full) measures that line's;
+# one of some stages (STAGES=) does not.
+sed -i 's/^partial=no$/partial=yes/; s/^target=make check$/target=make LINE=6.1 check-full\nstages_given=/' "$work/costrun/run.env"
+cp "$TOP/Documentation/testing.md" "$work/costdoc.md"
+# shellcheck disable=SC2016 # the inner shell expands them
+expect costs-line-run-shown 0 '^\| `6\.1:lint` \| ci \| 5 \| 2 \| 3 \| - \|$' -- \
+	env CHECK_DIRS="$work/costrun" COSTS_DOC="$work/costdoc.md" bash -c 'bash "$TOP/ci/costs.sh" && cat "$COSTS_DOC"'
+expect costs-line-run-said 0 'one line: its stages only' -- cat "$work/costdoc.md"
+sed -i 's/^stages_given=$/stages_given=6.1:lint/' "$work/costrun/run.env"
+cp "$TOP/Documentation/testing.md" "$work/costdoc.md"
+expect costs-stages-run-left-out 0 'costrun is not a whole run \(partial=yes' -- \
+	env CHECK_DIRS="$work/costrun" COSTS_DOC="$work/costdoc.md" bash "$TOP/ci/costs.sh"
+sed -i 's/^stages_given=6\.1:lint$/stages_given=/; s/^partial=yes$/partial=no/; s/^target=make LINE=6\.1 check-full$/target=make check/' "$work/costrun/run.env"
 # A resumed run is shown as one, in parts.
 echo "resumed=2026-01-03T00:00:00Z $(printf '%040d' 2)" >> "$work/costrun/run.env"
 # shellcheck disable=SC2016 # the inner shell expands them
