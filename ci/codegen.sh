@@ -37,7 +37,7 @@ python3 "$TOP/ci/codegen.py" --base="$CD/base" --tip="$OBJ" \
 	--allow="$LINED/codegen-allow" --out="$dest" "${specs[@]}" ||
 	die "the codegen audit failed" "$repro"
 {
-	echo "x86_64 KUnit configuration (retpolines on); base = the tag base, tip = $(tgit log -1 --format='%h %s')"
+	echo "$CODEGEN_HEAD$(tgit log -1 --format='%h %s')"
 	echo "functions whose copy primitives, indirect calls, frame or size changed:"
 	echo
 	cat "$dest/table.md"

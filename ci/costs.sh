@@ -90,8 +90,12 @@ for d in dirs:
     final = open(os.path.join(d, 'final'), encoding='utf-8').read().strip() \
         if os.path.isfile(os.path.join(d, 'final')) else 'unfinished'
     # Only a whole run measures the stages: not one cut short, nor one of
-    # some stages or one line.
-    if final == 'unfinished' or 'seconds' not in info or info.get('partial', 'yes') != 'no':
+    # some stages.  A run of every stage of one line (make LINE=6.1
+    # check-full, the one the cover letter quotes) measures that line's.
+    one_line = (info.get('partial') == 'yes' and not info.get('stages_given')
+                and ' LINE=' in info.get('target', ''))
+    if final == 'unfinished' or 'seconds' not in info or \
+            (info.get('partial', 'yes') != 'no' and not one_line):
         print(f'costs: {d} is not a whole run (partial={info.get("partial", "?")}, '
               f'{final}): left out', file=sys.stderr)
         continue
@@ -99,7 +103,8 @@ for d in dirs:
                 f'{info.get("project", "?")[:12]}{" (with local changes)" if info.get("dirty") == "yes" else ""}, '
                 f'{info.get("cores", "?")} cores, {info.get("seconds", "?")} s, budget '
                 f'{info.get("budget", "?")}, verdicts replayed {info.get("verdicts_replayed", "?")}'
-                f'{f" (resumed {resumed} time(s): the seconds are its kept stages and its last part)" if resumed else ""}: "{final}"')
+                f'{f" (resumed {resumed} time(s): the seconds are its kept stages and its last part)" if resumed else ""}'
+                f'{" (one line: its stages only)" if one_line else ""}: "{final}"')
     for line in open(summary, encoding='utf-8'):
         f = line.rstrip('\n').split('\t')
         if len(f) >= 7:

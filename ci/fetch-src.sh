@@ -28,17 +28,10 @@ keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 [ -f "$keyring" ] || die "$keyring is missing (package debian-archive-keyring)" "apt-get install debian-archive-keyring"
 printf 'deb [signed-by=%s] %s %s main\n' "$keyring" "$uri" "$suite" > "$apt_dir/sources.list"
 
-apt_opts=(
-	-o "Dir::Etc::sourcelist=$apt_dir/sources.list"
-	-o Dir::Etc::sourceparts=/dev/null
-	-o "Dir::State::Lists=$apt_dir/lists"
-	-o "Dir::Cache=$apt_dir/cache"
-	-o APT::Sandbox::User=root
-)
 log "fetching the package lists of $suite from $uri (private lists in ${apt_dir/#$HOME/\~})"
-apt-get -qq "${apt_opts[@]}" update >"$apt_dir/update.log" 2>&1 ||
+private_apt "$apt_dir" apt-get -qq update >"$apt_dir/update.log" 2>&1 ||
 	{ cat "$apt_dir/update.log" >&2; die "apt-get update of $suite failed" "$repro"; }
-have=$(apt-cache "${apt_opts[@]}" show "$pkg" 2>/dev/null | sed -n 's/^Version: //p' | sort -V)
+have=$(private_apt "$apt_dir" apt-cache show "$pkg" 2>/dev/null | sed -n 's/^Version: //p' | sort -V)
 [ -n "$have" ] || die "$suite has no package $pkg" "$repro"
 if [ -n "$want" ]; then
 	# The version the line's BASE records: the series was made and tested
@@ -51,7 +44,7 @@ else
 fi
 log "downloading $pkg $ver"
 rm -f "$apt_dir/download"/*.deb
-(cd "$apt_dir/download" && apt-get -qq "${apt_opts[@]}" download "$pkg=$ver") >"$apt_dir/download.log" 2>&1 ||
+(cd "$apt_dir/download" && private_apt "$apt_dir" apt-get -qq download "$pkg=$ver") >"$apt_dir/download.log" 2>&1 ||
 	{ cat "$apt_dir/download.log" >&2; die "apt-get download $pkg=$ver failed" "$repro"; }
 deb=$(ls "$apt_dir/download"/*.deb)
 [ "$(dpkg-deb -f "$deb" Version)" = "$ver" ] || die "$deb is not version $ver" "$repro"

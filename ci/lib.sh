@@ -250,6 +250,21 @@ benchcfg() {
 # gives the per-patch builds too).  Where an arch cannot have it (UML has
 # no HAS_IOMEM), ci/<line>/arch-only skips those files.
 PATCHCHECK_KCONFIG='USB_SUPPORT USB_GADGET'
+# private_apt DIR apt-get|apt-cache ARGS...: apt with DIR's own
+# sources.list, lists and cache (DIR/sources.list, DIR/lists/,
+# DIR/cache/), so that neither apt's state nor the installed packages
+# change (ci/fetch-src.sh, ci/qemu-plugin.sh)
+private_apt() {
+	local dir=$1 cmd=$2
+	shift 2
+	"$cmd" -o "Dir::Etc::sourcelist=$dir/sources.list" -o Dir::Etc::sourceparts=/dev/null \
+		-o "Dir::State::Lists=$dir/lists" -o "Dir::Cache=$dir/cache" \
+		-o APT::Sandbox::User=root "$@"
+}
+
+# The first line of the codegen table (ci/codegen.sh writes it, followed by
+# the tip's "%h %s"; ci/lint.sh reads the tip back from it).
+CODEGEN_HEAD='x86_64 KUnit configuration (retpolines on); base = the tag base, tip = '
 driverscfg() {
 	local s args=()
 	for s in $PATCHCHECK_KCONFIG; do args+=(--enable "$s"); done

@@ -133,15 +133,27 @@ fi
 
 # The codegen table (make codegen, run only in make check-full) names the
 # tip it was made at: after any change of the series it is stale, which
-# only the full run would otherwise find.
+# only the full run would otherwise find.  The tip is read from the table's
+# first line, $CODEGEN_HEAD<id> (ci/lib.sh; ci/codegen.sh writes it).
 if [ -f "$cover" ] && grep -q '^--- codegen (generated' "$cover" && [ -d "$TREE/.git" ]; then
-	cgtip=$(sed -n '/^--- codegen (generated/,/^--- end of codegen/p' "$cover" |
-		sed -n 's/.*; base = .*, tip = \([0-9a-f]\{7,40\}\) .*/\1/p' | head -n1)
-	case $(tgit rev-parse HEAD) in
-	"${cgtip:-none}"*) ;;
-	*) err "$P/cover-letter.txt: the codegen table was made at tip ${cgtip:-(none)}, not at this tip" \
-		"make$LINEOPT codegen && make$LINEOPT export" ;;
-	esac
+	cgline=$(sed -n '/^--- codegen (generated/,/^--- end of codegen/p' "$cover" |
+		grep -F -m1 -- "$CODEGEN_HEAD" || :)
+	cgtip=
+	if [ -n "$cgline" ] && [ "${cgline#"$CODEGEN_HEAD"}" != "$cgline" ]; then
+		cgtip=${cgline#"$CODEGEN_HEAD"}
+		cgtip=${cgtip%% *}
+		[[ $cgtip =~ ^[0-9a-f]{7,40}$ ]] || cgtip=
+	fi
+	if [ -z "$cgtip" ]; then
+		err "$P/cover-letter.txt: the codegen table has no line \"$CODEGEN_HEAD<commit id> ...\" (CODEGEN_HEAD in ci/lib.sh), so the tip it was made at is unknown" \
+			"make$LINEOPT codegen && make$LINEOPT export"
+	else
+		case $(tgit rev-parse HEAD) in
+		"$cgtip"*) ;;
+		*) err "$P/cover-letter.txt: the codegen table was made at tip $cgtip, not at this tip" \
+			"make$LINEOPT codegen && make$LINEOPT export" ;;
+		esac
+	fi
 fi
 
 [ "$fail" = 0 ] || exit 1

@@ -6,7 +6,12 @@
 # of guest instructions of one system call.  The DAX cases read 4 KiB from
 # ext4 mounted -o dax on the pmem region memmap= makes (seed 000's report),
 # and the same from tmpfs, next to a 4 KiB memcpy() in user space, the
-# floor.  Results: out/<line>/syscall/{results.tsv,table.md,dax.md,boot-*.log}.
+# floor.  Then one more boot of each kernel under a QEMU TCG plugin
+# (bench/syscall/insn_groups.c, built by ci/qemu-plugin.sh) that counts the
+# read cases' instructions per group of kernel functions: lib/iov_iter.o's
+# share of a DAX read (ci/syscall_share.py; the plugin leaves -icount as
+# it is, and the timed boots run without it).  Results:
+# out/<line>/syscall/{results.tsv,table.md,dax.md,share.md,boot-*.log}.
 #
 #   base    the tree at the benchmark patch (as make bench)
 #   series  the tip of build/6.1.y/linux
@@ -83,6 +88,12 @@ gcc -O2 -static -Wall -o "$SD/init" "$TOP/bench/syscall/syscall-bench.c" ||
 rm -f "$SD/ext4.img"
 mkfs.ext4 -q -F -b 4096 -E lazy_itable_init=0,lazy_journal_init=0 "$SD/ext4.img" 16M ||
 	die "mkfs.ext4 of the DAX image failed" "mkfs.ext4 -F -b 4096 -E lazy_itable_init=0,lazy_journal_init=0 /tmp/ext4.img 16M"
+# the plugin's window marks: two functions of the static /init (non-PIE)
+win_open=$(nm "$SD/init" | awk '$3 == "syscall_bench_window_open" { print "0x" $1 }')
+win_close=$(nm "$SD/init" | awk '$3 == "syscall_bench_window_close" { print "0x" $1 }')
+{ [ -n "$win_open" ] && [ -n "$win_close" ]; } ||
+	die "the static /init has no syscall_bench_window_open/close (nm $SD/init)" "$repro"
+bash "$TOP/ci/qemu-plugin.sh" "$SD/libinsn_groups.so" || die "building the QEMU plugin failed" "bash ci/qemu-plugin.sh $SD/libinsn_groups.so"
 printf 'dir /dev 0755 0 0\nnod /dev/console 0600 0 0 c 5 1\nfile /init %s 0755 0 0\nfile /ext4.img %s 0644 0 0\n' \
 	"$SD/init" "$SD/ext4.img" > "$SD/initramfs.list"
 # the kernel's own initramfs writer, built from the tip's source
@@ -90,26 +101,38 @@ gcc -O2 -o "$SD/gen_init_cpio" "$TREE/usr/gen_init_cpio.c" || die "compiling usr
 "$SD/gen_init_cpio" "$SD/initramfs.list" > "$SD/initramfs.cpio" ||
 	die "gen_init_cpio failed" "$repro"
 
+# boot KERNEL LOG WHAT [QEMU-ARGS...]: one boot of the benchmark, checked
+boot() {
+	local k=$1 log=$2 what=$3
+	shift 3
+	timeout 600 qemu-system-x86_64 -accel tcg -icount shift=0,sleep=off -m 512 \
+		-nodefaults -nographic -no-reboot -serial stdio \
+		-kernel "$SD/$k/obj/arch/x86/boot/bzImage" -initrd "$SD/initramfs.cpio" \
+		-append "console=ttyS0 panic=-1 memmap=32M!256M bench_iters=$iters" "$@" > "$log" 2>&1 || :
+	grep -q '^syscall-bench: done' "$log" || {
+		tail -n 20 "$log" >&2
+		die "the $k kernel's $what did not finish the benchmark (log: ${log#"$TOP"/})" "$repro"
+	}
+	! grep -qE '^syscall-bench: FAIL|WARNING:|BUG:|Oops' "$log" || {
+		grep -E '^syscall-bench: FAIL|WARNING:|BUG:|Oops' "$log" >&2
+		die "the $k kernel's $what failed a call or splatted (log: ${log#"$TOP"/})" "$repro"
+	}
+	grep -q '^syscall-bench: /dax/read.dat is a DAX file' "$log" ||
+		die "the $k kernel's $what read the DAX cases from a file that is not DAX (log: ${log#"$TOP"/})" "$repro"
+}
 : > "$dest/runs.tsv"
 for ((i = 1; i <= boots; i++)); do
 	for k in base series; do
-		log="$dest/boot-$k-$i.log"
-		timeout 600 qemu-system-x86_64 -accel tcg -icount shift=0,sleep=off -m 512 \
-			-nodefaults -nographic -no-reboot -serial stdio \
-			-kernel "$SD/$k/obj/arch/x86/boot/bzImage" -initrd "$SD/initramfs.cpio" \
-			-append "console=ttyS0 panic=-1 memmap=32M!256M bench_iters=$iters" > "$log" 2>&1 || :
-		grep -q '^syscall-bench: done' "$log" || {
-			tail -n 20 "$log" >&2
-			die "the $k kernel's boot $i did not finish the benchmark (log: ${log#"$TOP"/})" "$repro"
-		}
-		! grep -qE '^syscall-bench: FAIL|WARNING:|BUG:|Oops' "$log" || {
-			grep -E '^syscall-bench: FAIL|WARNING:|BUG:|Oops' "$log" >&2
-			die "the $k kernel's boot $i failed a call or splatted (log: ${log#"$TOP"/})" "$repro"
-		}
-		grep -q '^syscall-bench: /dax/read.dat is a DAX file' "$log" ||
-			die "the $k kernel's boot $i read the DAX cases from a file that is not DAX (log: ${log#"$TOP"/})" "$repro"
-		printf '%s\t%s\t%s\n' "$k" "$i" "$log" >> "$dest/runs.tsv"
+		boot "$k" "$dest/boot-$k-$i.log" "boot $i"
+		printf '%s\t%s\t%s\n' "$k" "$i" "$dest/boot-$k-$i.log" >> "$dest/runs.tsv"
 	done
+done
+# The plugin's boots: lib/iov_iter.o's share of each read
+for k in base series; do
+	python3 "$TOP/ci/syscall_share.py" ranges "$SD/$k/obj" "$dest/ranges-$k.txt" ||
+		die "the $k kernel's function ranges failed" "python3 ci/syscall_share.py ranges ${SD#"$TOP"/}/$k/obj /tmp/ranges.txt"
+	boot "$k" "$dest/boot-plugin-$k.log" "boot under the plugin" \
+		-plugin "$SD/libinsn_groups.so,ranges=$dest/ranges-$k.txt,out=$dest/plugin-$k.tsv,begin=$win_open,end=$win_close"
 done
 python3 - "$dest" "$base_rev" "$tip" <<'PY'
 import re, sys
@@ -162,3 +185,9 @@ dax = (f'DAX reads, per system call, median guest instructions (QEMU TCG -icount
 open(f'{dest}/dax.md', 'w').write(dax)
 print(dax)
 PY
+python3 "$TOP/ci/syscall_share.py" table "$dest" "$base_rev" "$tip" "$iters" > /dev/null ||
+	die "the plugin's counts did not make a table" "python3 ci/syscall_share.py table ${dest#"$TOP"/} $base_rev $tip $iters"
+# make bench's DAX section carries the share table after the DAX table
+printf '\n' >> "$dest/dax.md"
+cat "$dest/share.md" >> "$dest/dax.md"
+cat "$dest/share.md"

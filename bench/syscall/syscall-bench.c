@@ -78,6 +78,36 @@ static void report(const char *name, unsigned long n)
 
 static unsigned char wbuf[65536], rbuf[65536];
 
+/*
+ * The windows of the read cases, for the instruction-counting QEMU plugin
+ * of ci/syscall-bench.sh (bench/syscall/insn_groups.c): it counts, per
+ * group of kernel functions, the instructions executed between the first
+ * instruction of syscall_bench_window_open() and that of
+ * syscall_bench_window_close(), at their addresses in this static binary.
+ * Each timed call has a window of its own, outside the rdtsc pair (so the
+ * timed count is the same with or without them); case() names a case's
+ * windows on the console before the first opens.  Without the plugin they
+ * only count.  (Their bodies differ, so that the compiler cannot fold them
+ * into one function.)
+ */
+static volatile unsigned int windows_opened, windows_closed;
+
+static __attribute__((noinline, used)) void syscall_bench_window_open(void)
+{
+	windows_opened++;
+}
+
+static __attribute__((noinline, used)) void syscall_bench_window_close(void)
+{
+	windows_closed++;
+}
+
+static void case_windows(const char *name)
+{
+	printf("syscall-bench: case %s windows %u %lu\n", name, windows_opened, iters);
+	fflush(stdout);
+}
+
 static void check(const char *what, long ret, long want, const void *got,
 		  const void *exp)
 {
@@ -451,9 +481,12 @@ static void read_cases(const char *dir, const char *prefix)
 	if (write(fd, wbuf, sizeof(wbuf)) != sizeof(wbuf) || fsync(fd))
 		fail("write the file to read");
 	snprintf(name, sizeof(name), "%s_pread_4096", prefix);
+	case_windows(name);
 	for (k = 0; k < iters; k++) {
 		memset(rbuf, 0, 4096);
+		syscall_bench_window_open();
 		SAMPLE(k, pread(fd, rbuf, 4096, 8192));
+		syscall_bench_window_close();
 		check(name, ret, 4096, rbuf, wbuf + 8192);
 	}
 	report(name, iters);
@@ -465,9 +498,12 @@ static void read_cases(const char *dir, const char *prefix)
 			iov[v].iov_len = 4096 / nv;
 		}
 		snprintf(name, sizeof(name), "%s_preadv_%dx%d", prefix, nv, 4096 / nv);
+		case_windows(name);
 		for (k = 0; k < iters; k++) {
 			memset(rbuf, 0, 4096);
+			syscall_bench_window_open();
 			SAMPLE(k, preadv(fd, iov, nv, 8192));
+			syscall_bench_window_close();
 			check(name, ret, 4096, rbuf, wbuf + 8192);
 		}
 		report(name, iters);
@@ -539,9 +575,12 @@ static void dax_cases(void)
 	if (mkdir("/tmpfs", 0755) || mount("tmpfs", "/tmpfs", "tmpfs", 0, NULL))
 		fail("mount tmpfs");
 	read_cases("/tmpfs", "tmpfs");
+	case_windows("memcpy_4096");
 	for (k = 0; k < iters; k++) {
 		memset(rbuf, 0, 4096);
+		syscall_bench_window_open();
 		SAMPLE(k, copy_4096(rbuf, wbuf + 8192));
+		syscall_bench_window_close();
 		check("memcpy 4096", ret, 4096, rbuf, wbuf + 8192);
 	}
 	report("memcpy_4096", iters);
@@ -562,7 +601,11 @@ int main(int argc, char **argv)
 	udp_cases();
 	vec_cases();
 	dax_cases();
-	printf("syscall-bench: done\n");
+	if (windows_opened != windows_closed) {
+		errno = EINVAL;
+		fail("the windows of the plugin do not pair");
+	}
+	printf("syscall-bench: done, %u windows\n", windows_opened);
 	fflush(stdout);
 	sync();
 	reboot(RB_AUTOBOOT);
