@@ -414,6 +414,18 @@ def main():
             listed_params.setdefault(name.rsplit('.', 1)[0], []).append(name)
     if root.status == parser.TestStatus.FAILURE_TO_PARSE_TESTS:
         results.append(('FAIL', 'ktap', 'no KTAP output in the log (crash or timeout?)', True))
+    # A case that counts more skipped parameters than the list names, with
+    # no directive to say which: one of them skipped unlisted, and its
+    # "ok" line would pass for a run.
+    param_cases = {name.rsplit('.', 1)[0] for name, _, leaf in walk(root)
+                   if leaf and name.count('.') >= 2}
+    for case in sorted(param_cases - directive_seen):
+        counted = skip_counts.get(case.split('.')[-1], 0)
+        named = len(listed_params.get(case, []))
+        if counted > named:
+            results.append(('FAIL', case, f'counts {counted} skipped parameter(s) and prints no '
+                            f'SKIP directive; {args.expected_skips} names {named} of its '
+                            f'parameters for {run or "this run"}', False))
     for name, test, leaf in walk(root):
         seen[name] = test.status
         if not leaf:

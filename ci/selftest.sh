@@ -119,6 +119,9 @@ printf 'um\tdemo.demo_case.b\tthe reason\n' > "$work/param-skips"
 expect ktap-param-skip-counted 0 ' 0 failed, 1 skipped' -- \
 	env SKIPS="$work/param-skips" python3 "$TOP/ci/ktap_check.py" "$data/ktap/param-skip.log" --kunit-dir="$kunit_dir" \
 	--expected-skips="$work/param-skips" --denylist="$TOP/ci/splat-denylist" --allowlist="$data/ktap/allowlist" --run=um
+# ... and a count the list does not account for is an unlisted skip
+expect ktap-param-skip-unlisted 1 '^FAIL demo\.demo_case: counts 1 skipped parameter\(s\) and prints no SKIP directive; .* names 0' -- \
+	check param-skip.log --run=um
 sed 's/skip:1 total:2/skip:0 total:2/' "$data/ktap/param-skip.log" > "$work/param-ran.log"
 expect ktap-param-skip-ran 1 '^FAIL expected-skip:demo\.demo_case\.b: listed as skipped on um' -- \
 	python3 "$TOP/ci/ktap_check.py" "$work/param-ran.log" --kunit-dir="$kunit_dir" \
