@@ -944,28 +944,26 @@ done
 expect share-table 0 '^\| dax_pread_4096 \| 1900 / 1900 \| 512 / 512 \| 50 / 50 \| 2\.6% / 2\.6% \(3\.6% / 3\.6%\) \| 500 / 500 \| 130 / 130 \| 830 / 830 \|$' -- \
 	python3 "$TOP/ci/syscall_share.py" table "$sd" base0 tip0 3
 share() { python3 "$TOP/ci/syscall_share.py" table "$sd" base0 tip0 3; }
-cp "$sd/boot-plugin-series.log" "$sd/log.orig"
-cp "$sd/plugin-series.tsv" "$sd/tsv.orig"
-sed -i '/^window 1 /d' "$sd/plugin-series.tsv"
-expect share-window-open 1 'opened 6 windows, the plugin closed 5 and counted 6: a mark was missed' -- share
-cp "$sd/tsv.orig" "$sd/plugin-series.tsv"
-sed -i '/^end /d' "$sd/plugin-series.tsv"
-expect share-plugin-cut 1 'did not reach its end' -- share
-cp "$sd/tsv.orig" "$sd/plugin-series.tsv"
-sed -i 's/^window 2 dax=400 ext4=430 copy=500.*/window 2 dax=400 ext4=43/' "$sd/plugin-series.tsv"
-expect share-plugin-line-cut 1 'plugin-series.tsv:3: not a line of the plugin' -- share
-cp "$sd/tsv.orig" "$sd/plugin-series.tsv"
-sed -i '/done, 6 windows/d' "$sd/boot-plugin-series.log"
-expect share-guest-unfinished 1 'the series guest did not finish' -- share
-cp "$sd/log.orig" "$sd/boot-plugin-series.log"
+# share_broken NAME FILE SED-SCRIPT PATTERN: FILE of the series side
+# changed by SED-SCRIPT must fail with PATTERN; FILE is restored after
+share_broken() {
+	cp "$sd/$2" "$sd/$2.orig"
+	sed -i "$3" "$sd/$2"
+	expect "$1" 1 "$4" -- share
+	mv "$sd/$2.orig" "$sd/$2"
+}
+share_broken share-window-open plugin-series.tsv '/^window 1 /d' \
+	'opened 6 windows, the plugin closed 5 and counted 6: a mark was missed'
+share_broken share-plugin-cut plugin-series.tsv '/^end /d' 'did not reach its end'
+share_broken share-plugin-line-cut plugin-series.tsv 's/^window 2 dax=400 ext4=430 copy=500.*/window 2 dax=400 ext4=43/' \
+	'plugin-series.tsv:3: not a line of the plugin'
+share_broken share-guest-unfinished boot-plugin-series.log '/done, 6 windows/d' 'the series guest did not finish'
 # the plugin's count of the call and -icount's disagree by more than a wrapper
-sed -i 's/median=1920 /median=1990 /' "$sd/boot-plugin-series.log"
-expect share-icount-disagrees 1 'the plugin counts 1900 kernel instructions in the median call, -icount 1990' -- share
-cp "$sd/log.orig" "$sd/boot-plugin-series.log"
+share_broken share-icount-disagrees boot-plugin-series.log 's/median=1920 /median=1990 /' \
+	'the plugin counts 1900 kernel instructions in the median call, -icount 1990'
 # a mark the plugin missed: the floor's median call, no system call in it, counts kernel work
-sed -i 's/^window 4 dax=0 /window 4 dax=40 /; s/^window 5 dax=0 /window 5 dax=40 /' "$sd/plugin-series.tsv"
-expect share-floor-kernel 1 "memcpy_4096 window counts kernel work" -- share
-cp "$sd/tsv.orig" "$sd/plugin-series.tsv"
+share_broken share-floor-kernel plugin-series.tsv 's/^window 4 dax=0 /window 4 dax=40 /; s/^window 5 dax=0 /window 5 dax=40 /' \
+	'memcpy_4096 window counts kernel work'
 # ranges of vmlinux made disjoint: nested of one group joined, of another cut
 expect share-ranges-disjoint 0 '^\[\(16, 48, .a.\), \(48, 64, .b.\)\] 1$' -- \
 	python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import syscall_share as s; m, c = s.disjoint([(16, 32, "a"), (20, 24, "a"), (24, 48, "a"), (40, 64, "b")]); print(m, c)' "$TOP/ci"
