@@ -47,24 +47,8 @@ PKGS=(
 	"python3:python3"
 	"python3-venv:@venv"
 	"rsync:rsync"
+	"debian-archive-keyring:/usr/share/keyrings/debian-archive-keyring.gpg"
 )
-# Each line's base: the Debian package its ci/<line>/line.conf names,
-# installed from the machine's own suites, or (SRC_SUITE) fetched below.
-fetch=()
-for conf in "$TOP"/ci/*/line.conf; do
-	# shellcheck source=6.1.y/line.conf
-	read -r pkg suite < <(SRC_PKG=; SRC_SUITE=; . "$conf"; echo "$SRC_PKG ${SRC_SUITE:-}")
-	[ -n "$pkg" ] || die "$conf names no SRC_PKG"
-	if [ -n "$suite" ]; then
-		# The version the line's BASE records, if it records one.
-		d=${conf%/line.conf}
-		ver=$(sed -n "s/^source: debian $pkg //p" "$TOP/patches/${d##*/}/BASE" 2>/dev/null || true)
-		fetch+=("$pkg:$suite:$ver")
-	else
-		PKGS+=("$pkg:/usr/src/$pkg.tar.xz")
-	fi
-done
-
 have() {
 	case "$1" in
 	@venv) python3 -c 'import ensurepip, venv' 2>/dev/null ;;
@@ -90,16 +74,10 @@ if [ ${#missing[@]} -gt 0 ]; then
 		die "apt-get install failed" "apt-get install ${missing[*]}"
 fi
 
-# The bases of the lines whose package comes from another suite
-# (trixie-backports): fetched, never installed (ci/fetch-src.sh).
-for f in ${fetch[@]+"${fetch[@]}"}; do
-	IFS=: read -r pkg suite ver <<< "$f"
-	if [ -s "$SRC_CACHE/$pkg.tar.xz" ] && [ -s "$SRC_CACHE/$pkg.version" ] &&
-	   { [ -z "$ver" ] || [ "$(cat "$SRC_CACHE/$pkg.version")" = "$ver" ]; }; then
-		continue
-	fi
-	bash "$TOP/ci/fetch-src.sh" "$pkg" "$suite" ${ver:+"$ver"}
-done
+# Every line's base, at the version its BASE records, fetched into the
+# project's cache and never installed (ci/fetch-bases.sh): the machine's
+# own linux-source-* packages, of whatever version, play no part.
+bash "$TOP/ci/fetch-bases.sh"
 
 # Python tools in a project venv: pinned, and out of the system's way
 # (Debian 12 refuses pip installs into the system interpreter).

@@ -74,20 +74,25 @@ BASE_COMMIT_PUBLIC=${BASE_COMMIT_PUBLIC:-yes}
 KSELFTEST_TARGETS=''
 # shellcheck source=6.1.y/line.conf
 . "$LINED/line.conf"
-# SRC_CACHE: where make deps keeps the base of a line whose package comes
-# from a suite the machine does not use (SRC_SUITE in its line.conf): the
-# package's tarball <pkg>.tar.xz and its version in <pkg>.version.
+# SRC_CACHE: where make deps keeps each line's base, the Debian package its
+# line.conf names (SRC_PKG, from SRC_SUITE or the machine's own release) at
+# the version its BASE records (ci/fetch-bases.sh): the package's tarball
+# <pkg>.tar.xz and its version in <pkg>.version.  /usr/src is never read.
 SRC_CACHE=${SRC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/iov_iter-series/src}
 # src_tarball: the line's base tarball; src_version: its package version.
-src_tarball() {
-	if [ -n "${SRC_SUITE:-}" ]; then echo "$SRC_CACHE/$SRC_PKG.tar.xz"; else echo "/usr/src/$SRC_PKG.tar.xz"; fi
-}
-src_version() {
-	if [ -n "${SRC_SUITE:-}" ]; then
-		cat "$SRC_CACHE/$SRC_PKG.version" 2>/dev/null || echo unknown
-	else
-		dpkg-query -W -f='${Version}' "$SRC_PKG" 2>/dev/null || echo unknown
-	fi
+src_tarball() { echo "$SRC_CACHE/$SRC_PKG.tar.xz"; }
+src_version() { cat "$SRC_CACHE/$SRC_PKG.version" 2>/dev/null || echo unknown; }
+# base_recorded: the source line of the line's BASE ("debian <pkg> <version>").
+base_recorded() { sed -n 's/^source: //p' "$PATCHES/BASE" 2>/dev/null; }
+# need_base_commit COMMIT WHAT: fail with our sentence, never git's, when
+# the work tree lacks COMMIT, the base commit WHAT (patches/<line>/BASE, a
+# cover letter) names: the tree was made from another base.
+need_base_commit() {
+	tgit rev-parse -q --verify "$1^{commit}" >/dev/null && return 0
+	local have
+	have=$(sed -n 's/^source: //p' "$TREE/.git/patchq-base" 2>/dev/null || true)
+	die "${2} names the base commit ${1:0:12}, which ${TREE#"$TOP"/} does not have: that tree was made from ${have:-an unknown base}, and ${PATCHES#"$TOP"/}/BASE records $(base_recorded || echo nothing).  make deps fetches the recorded version and make tree rebuilds the tree on it" \
+		"make deps tree$LINEOPT FORCE=1"
 }
 # B4CFG: its b4 settings (b4 reads .b4-config at the top of the tree it
 # runs in); LINEOPT: what a reproduce command adds for it.

@@ -98,8 +98,10 @@ if [ -d "$TREE/.git" ] && tgit rev-parse -q --verify refs/tags/base >/dev/null; 
 	want=$(sed -n 's/^base-commit: //p' "$PATCHES/BASE" 2>/dev/null || true)
 	have=$(sed -n 's/^base-commit: //p' "$tmp/BASE")
 	if [ -n "$want" ] && [ "$want" != "$have" ]; then
-		printf 'lint: warning: %s has base %s (%s), %s/BASE records %s; comparing without the base lines\n' \
-			"$T" "${have:0:12}" "$(sed -n 's/^source: //p' "$tmp/BASE")" "$P" "${want:0:12}" >&2
+		# Another base: every comparison below, and the cover letter's
+		# runs and tables, would be of a tree the line does not record.
+		err "$T was made from $(sed -n 's/^source: //p' "$tmp/BASE") (base commit ${have:0:12}), but $P/BASE records $(sed -n 's/^source: //p' "$PATCHES/BASE") (base commit ${want:0:12}): make deps fetches the recorded version, make tree rebuilds $T on it; to move the line to the new base on purpose, SRC_VERSION=<version> make deps tree$LINEOPT, then make$LINEOPT export" \
+			"make deps tree$LINEOPT FORCE=1"
 		ign=(-I '^base-commit: ' -I '^source: ' -I '^sublevel: ')
 	fi
 	if ! diff -r -u "${ign[@]}" -x cover-letter.txt -x postings -x VERSION -x "range-diff-v*.txt" -x .b4-config -x stable "$PATCHES" "$tmp" > "$tmp.diff"; then

@@ -184,6 +184,14 @@ b4=$TOP/build/venv/bin/b4
 wt=$dest/roundtrip-tree
 rm -rf "$wt"
 tgit worktree prune
+# Each posting's base must be a commit of this tree (BASE, or its cover
+# letter's base-commit): a tree made from another version of the base
+# package has none of them, and git's "reference is not a tree" says why
+# to nobody.
+for p in "${posts[@]}"; do
+	IFS='|' read -r name _ _ base _ _ _ _ <<< "$p"
+	need_base_commit "$base" "the posting $name (${PATCHES#"$TOP"/}/BASE or its cover letter)"
+done
 tgit worktree add -q --detach "$wt" base
 trap 'tgit worktree remove --force "$wt" >/dev/null 2>&1 || true' EXIT
 cp "$B4CFG" "$wt/.b4-config"

@@ -262,6 +262,16 @@ expect tree-reapply 0 '\+ 2 patches' -- t tree
 expect tree-second-is-noop 0 'up to date' -- t tree
 expect export-byte-stable 0 'already matches' -- t export
 expect export-same-bytes 0 '' -- diff -r "$work/patches.1" "$work/patches"
+# A tree made from another version of the base package than BASE
+# records: lint says so in our words, and so does any check that needs
+# BASE's commit in the tree (make mbox's round trip), never git's "fatal:".
+cp "$work/patches/BASE" "$work/BASE.orig"
+sed -i 's/^base-commit: .*/base-commit: 5cccad46aed8810b49ff2378e5bf1c8ea048a064/; s/^source: .*/source: debian linux-source-6.1 6.1.192-2/' "$work/patches/BASE"
+expect lint-other-base 1 'was made from dir .*, but .*BASE records debian linux-source-6.1 6.1.192-2 .*make deps fetches the recorded version' -- t lint
+expect base-commit-missing 1 'names the base commit 5cccad46aed8, which .* does not have: that tree was made from dir .*BASE records debian linux-source-6.1 6.1.192-2' -- \
+	"${env_[@]}" bash -c '. "$1/ci/lib.sh"; need_base_commit 5cccad46aed8810b49ff2378e5bf1c8ea048a064 "the posting x"' _ "$TOP"
+expect base-commit-missing-not-git 1 '' -- grep -q 'fatal:' "$work/out.base-commit-missing"
+cp "$work/BASE.orig" "$work/patches/BASE"
 # Every line's base is the commit make tree makes of Debian's tree
 # (BASE_COMMIT_PUBLIC=no in each line.conf): no posting names it.
 expect cover-names-no-base 1 '' -- grep '^base-commit:' "$work/patches/0000-cover-letter.patch"
@@ -581,6 +591,49 @@ expect kcidb-patch-past-end 1 'names patch 3 of 2' -- kc
 
 # --- make deps refuses a disk without room --------------------------------------
 expect deps-disk-full 1 'GiB free on the file system' -- env DISK_MIN_GIB=1000000 bash "$TOP/ci/deps.sh"
+
+# --- every base at the version BASE records, whatever the machine has -----------
+# A local archive (a flat apt repository of fake linux-source-6.1 packages,
+# each a tarball that says its version), read the way ci/fetch-src.sh
+# reads Debian's: the cache holds 6.1.192-3, as a machine that installed
+# the newest would, and BASE records 6.1.192-2.
+arc=$work/archive
+fakesrc() { # fakesrc REPO VERSION: a linux-source-6.1 package of VERSION in REPO
+	local d=$work/fakedeb
+	rm -rf "$d"
+	mkdir -p "$d/DEBIAN" "$d/usr/src/linux-source-6.1" "$1"
+	printf 'Package: linux-source-6.1\nVersion: %s\nArchitecture: all\nMaintainer: selftest <selftest@invalid>\nDescription: fake\n' "$2" > "$d/DEBIAN/control"
+	echo "$2" > "$d/usr/src/linux-source-6.1/version"
+	tar -C "$d/usr/src" -cJf "$d/usr/src/linux-source-6.1.tar.xz" linux-source-6.1
+	rm -r "$d/usr/src/linux-source-6.1"
+	dpkg-deb -Zxz --build "$d" "$1/linux-source-6.1_$2_all.deb" > /dev/null
+	(cd "$1" && dpkg-scanpackages . /dev/null > Packages 2> /dev/null)
+}
+for v in 6.1.192-1 6.1.192-2 6.1.192-3; do fakesrc "$arc/all" "$v"; done
+for v in 6.1.192-1 6.1.192-3; do fakesrc "$arc/moved-on" "$v"; done
+printf 'deb [trusted=yes] file:%s ./\n' "$arc/all" > "$arc/all.list"
+printf 'deb [trusted=yes] file:%s ./\n' "$arc/moved-on" > "$arc/moved-on.list"
+sc=$work/srccache
+mkdir -p "$sc"
+fakesrc "$work/newest" 6.1.192-3
+dpkg-deb --fsys-tarfile "$work/newest/linux-source-6.1_6.1.192-3_all.deb" | tar -xOf - ./usr/src/linux-source-6.1.tar.xz > "$sc/linux-source-6.1.tar.xz"
+echo 6.1.192-3 > "$sc/linux-source-6.1.version"
+mkdir -p "$work/bpatches"
+printf 'source: debian linux-source-6.1 6.1.192-2\nsublevel: 6.1.192\nbase-commit: 5cccad46aed8810b49ff2378e5bf1c8ea048a064\n' > "$work/bpatches/BASE"
+fb() { env SRC_CACHE="$sc" FETCH_SRC_SOURCES="$1" PATCHES="$work/bpatches" "${@:2}" bash "$TOP/ci/fetch-bases.sh" 6.1; }
+bversion() { env SRC_CACHE="$sc" bash -c '. "$1/ci/lib.sh"; echo "debian $SRC_PKG $(src_version) $(src_tarball)"; tar -xOJf "$(src_tarball)" linux-source-6.1/version' _ "$TOP"; }
+expect bases-newer-installed 0 'downloading linux-source-6.1 6.1.192-2' -- fb "$arc/all.list"
+expect bases-newer-installed-recorded 0 "^debian linux-source-6.1 6.1.192-2 $sc/linux-source-6.1.tar.xz"$'\n''6.1.192-2$' -- bversion
+fb_quiet() { fb "$arc/all.list" 2>&1; }
+expect bases-recorded-kept 0 '' -- empty fb_quiet
+expect bases-version-gone 1 'no longer serves linux-source-6.1 6.1.192-2, the version patches/6.1.y/BASE records; it serves 6.1.192-1, 6.1.192-3 \(newest 6.1.192-3\)' -- \
+	env SRC_CACHE="$work/srccache2" FETCH_SRC_SOURCES="$arc/moved-on.list" PATCHES="$work/bpatches" bash "$TOP/ci/fetch-bases.sh" 6.1
+expect bases-version-gone-says-how 1 'SRC_VERSION=6.1.192-3 make deps tree LINE=6.1.*make export LINE=6.1.*make check-full LINE=6.1' -- \
+	env SRC_CACHE="$work/srccache2" FETCH_SRC_SOURCES="$arc/moved-on.list" PATCHES="$work/bpatches" bash "$TOP/ci/fetch-bases.sh" 6.1
+expect bases-rebase-on-purpose 0 'downloading linux-source-6.1 6.1.192-3' -- \
+	env SRC_CACHE="$work/srccache2" FETCH_SRC_SOURCES="$arc/moved-on.list" PATCHES="$work/bpatches" SRC_VERSION=6.1.192-3 LINE=6.1 bash "$TOP/ci/fetch-bases.sh" 6.1
+expect bases-src-version-needs-line 1 'give LINE= too' -- \
+	env SRC_CACHE="$work/srccache2" PATCHES="$work/bpatches" SRC_VERSION=6.1.192-3 bash "$TOP/ci/fetch-bases.sh" 6.1
 
 # --- the verdict cache: a changed key part reruns, a hit replays -------------------
 # vc TREE CONFIG TOOL SCRIPT [STATUS]: one run of a toy check through
