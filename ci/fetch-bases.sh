@@ -18,6 +18,7 @@ if [ -n "${SRC_VERSION:-}" ] && [ -z "$LINE_GIVEN" ]; then
 fi
 for l in "${lines[@]}"; do
 	n=$(line_name "$l") || exit 1
+	# shellcheck source=6.1.y/line.conf
 	read -r pkg suite < <(SRC_PKG=; SRC_SUITE=; . "$TOP/ci/$n/line.conf"; echo "$SRC_PKG ${SRC_SUITE:--}")
 	[ -n "$pkg" ] || die "ci/$n/line.conf names no SRC_PKG"
 	# The line's BASE (PATCHES, for the line being run: the self-tests
