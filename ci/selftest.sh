@@ -268,6 +268,7 @@ expect export-same-bytes 0 '' -- diff -r "$work/patches.1" "$work/patches"
 cp "$work/patches/BASE" "$work/BASE.orig"
 sed -i 's/^base-commit: .*/base-commit: 5cccad46aed8810b49ff2378e5bf1c8ea048a064/; s/^source: .*/source: debian linux-source-6.1 6.1.192-2/' "$work/patches/BASE"
 expect lint-other-base 1 'was made from dir .*, but .*BASE records debian linux-source-6.1 6.1.192-2 .*make deps fetches the recorded version' -- t lint
+# shellcheck disable=SC2016
 expect base-commit-missing 1 'names the base commit 5cccad46aed8, which .* does not have: that tree was made from dir .*BASE records debian linux-source-6.1 6.1.192-2' -- \
 	"${env_[@]}" bash -c '. "$1/ci/lib.sh"; need_base_commit 5cccad46aed8810b49ff2378e5bf1c8ea048a064 "the posting x"' _ "$TOP"
 expect base-commit-missing-not-git 1 '' -- grep -q 'fatal:' "$work/out.base-commit-missing"
@@ -621,6 +622,7 @@ echo 6.1.192-3 > "$sc/linux-source-6.1.version"
 mkdir -p "$work/bpatches"
 printf 'source: debian linux-source-6.1 6.1.192-2\nsublevel: 6.1.192\nbase-commit: 5cccad46aed8810b49ff2378e5bf1c8ea048a064\n' > "$work/bpatches/BASE"
 fb() { env SRC_CACHE="$sc" FETCH_SRC_SOURCES="$1" PATCHES="$work/bpatches" "${@:2}" bash "$TOP/ci/fetch-bases.sh" 6.1; }
+# shellcheck disable=SC2016
 bversion() { env SRC_CACHE="$sc" bash -c '. "$1/ci/lib.sh"; echo "debian $SRC_PKG $(src_version) $(src_tarball)"; tar -xOJf "$(src_tarball)" linux-source-6.1/version' _ "$TOP"; }
 expect bases-newer-installed 0 'downloading linux-source-6.1 6.1.192-2' -- fb "$arc/all.list"
 expect bases-newer-installed-recorded 0 "^debian linux-source-6.1 6.1.192-2 $sc/linux-source-6.1.tar.xz"$'\n''6.1.192-2$' -- bversion
