@@ -46,9 +46,18 @@ xgit() {
 # (default "PATCH").
 format_range() {
 	local from=$1 to=$2 outdir=$3 cover=$4 prefix=${5:-PATCH} tip_date
-	# The cover letter is from the tip commit's author (format-patch uses
-	# the committer identity for it) and carries the tip's date.
+	# The cover letter is from the author of the last patch of ours in
+	# the range, the project (format-patch uses the committer identity for
+	# it; a port, with stable's "commit <id> upstream." line, is its
+	# upstream author's), and carries the tip's date.
 	tip_date=$(tgit log -1 --format='%aD' "$to")
+	local own=$to c
+	for c in $(tgit rev-list "$from..$to"); do
+		if ! tgit log -1 --format=%B "$c" | grep -qE '^commit [0-9a-f]{40} upstream\.$'; then
+			own=$c
+			break
+		fi
+	done
 	# The range must end at a branch for format-patch to take its
 	# description: a posting that ends before the tip gets a branch of its
 	# own for the call.
@@ -64,8 +73,8 @@ format_range() {
 	# resolve against those postings), and the base-commit line goes.
 	local base=$from
 	[ "$BASE_COMMIT_PUBLIC" = yes ] || base=$(tgit rev-parse base)
-	GIT_COMMITTER_NAME=$(tgit log -1 --format='%an' "$to") \
-	GIT_COMMITTER_EMAIL=$(tgit log -1 --format='%ae' "$to") \
+	GIT_COMMITTER_NAME=$(tgit log -1 --format='%an' "$own") \
+	GIT_COMMITTER_EMAIL=$(tgit log -1 --format='%ae' "$own") \
 	xgit "$branch" "$cover" format-patch -q -o "$outdir" --zero-commit --no-signature --base="$base" \
 		--cover-letter --cover-from-description=subject --subject-prefix="$prefix" \
 		"$from..$branch" >/dev/null

@@ -18,17 +18,32 @@
 # The mboxes are signed by the person who sends them: git's identity
 # (user.name and user.email, or GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL) becomes
 # the From: and the Signed-off-by: of every message where patches/ has
-# the project's identity.  The project's placeholder identity is refused,
-# and an address at a reserved domain gets a warning.
+# the project's identity (the cover letter's From:).  A port (a patch
+# with stable's "commit <full id> upstream." line) is stored From: its
+# upstream author, with the upstream sign-off chain, our bracketed note
+# ("[ 6.1: ... ]") and the project's sign-off last: only that last line
+# becomes the sender's, and the port stays its author's.  The project's
+# placeholder identity is refused, and an address at a reserved domain
+# gets a warning.
+#   UPSTREAM_TREE=<git clone of mainline>  each port's message (its text
+#                 and tags) is taken from that commit in the sender's
+#                 tree, and our note and the sender's sign-off follow it;
+#                 without it mbox says which ports still carry our words
+#   MBOX_TRAILERS=<file>  trailers the sender's process asks for, one per
+#                 line: "<which><TAB><trailer>", which is "*" (every
+#                 patch), "ports", "own" (patches of ours) or a comma list
+#                 of patch numbers; each goes before the sender's
+#                 sign-off (Assisted-by:, ACK's Bug: and Change-Id:)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 # --- Who sends it --------------------------------------------------------
 # The identity the stored patches carry (the project's: no person).
-first=$(find "$PATCHES" -name '0001-*.patch' -print -quit)
-[ -n "$first" ] || die "${PATCHES#"$TOP"/} has no patch" "make$LINEOPT export"
+# A cover letter is always ours (a port is its author's).
+first=$(find "$PATCHES" -name '0000-cover-letter.patch' -print -quit)
+[ -n "$first" ] || die "${PATCHES#"$TOP"/} has no cover letter" "make$LINEOPT export"
 project_ident=$(python3 -c 'import email, sys; print(" ".join(email.message_from_file(open(sys.argv[1], encoding="utf-8"))["From"].split()))' "$first")
-[ -n "$project_ident" ] || die "no patch in ${PATCHES#"$TOP"/} has a From: line" "make$LINEOPT export"
+[ -n "$project_ident" ] || die "${first#"$TOP"/} has no From: line" "make$LINEOPT export"
 sender=$(git -C "$TOP" var GIT_AUTHOR_IDENT 2>/dev/null | sed 's/ [0-9]* [-+][0-9]*$//') || true
 sender_email=${sender##*<}
 sender_email=${sender_email%>}
@@ -42,6 +57,29 @@ case ${sender_email,,} in
 *.example|*.invalid|*.test|*.localhost|*@example.com|*@example.net|*@example.org|*@localhost)
 	log "warning: $sender_email is at a reserved domain (RFC 2606, RFC 6761): no list delivers or answers mail there" ;;
 esac
+
+# --- The ports' upstream messages, from the sender's tree -----------------
+updir=$OUT/mbox-upstream
+rm -rf "$updir"
+mkdir -p "$updir"
+mapfile -t port_ids < <(grep -rhoE '^commit [0-9a-f]{40} upstream\.$' --include='*.patch' "$PATCHES" | cut -d' ' -f2 | sort -u)
+if [ -n "${UPSTREAM_TREE:-}" ]; then
+	git -C "$UPSTREAM_TREE" rev-parse -q --verify HEAD >/dev/null 2>&1 ||
+		die "UPSTREAM_TREE=$UPSTREAM_TREE is not a git tree with commits" "git -C $UPSTREAM_TREE log -1"
+	for id in ${port_ids[@]+"${port_ids[@]}"}; do
+		if ! git -C "$UPSTREAM_TREE" cat-file -e "$id^{commit}" 2>/dev/null; then
+			f=$(grep -rlE "^commit $id upstream\.$" --include='*.patch' "$PATCHES" | head -n1)
+			die "UPSTREAM_TREE=$UPSTREAM_TREE has no commit $id, which ${f#"$TOP"/} ports: fetch mainline into it" \
+				"git -C $UPSTREAM_TREE cat-file -t $id"
+		fi
+		git -C "$UPSTREAM_TREE" log -1 --format='%an <%ae>' "$id" > "$updir/$id.author"
+		# The message without its subject line: its text and its tags.
+		git -C "$UPSTREAM_TREE" log -1 --format='%B' "$id" | sed '1,/^$/d' > "$updir/$id.body"
+	done
+fi
+if [ -n "${MBOX_TRAILERS:-}" ]; then
+	[ -f "$MBOX_TRAILERS" ] || die "MBOX_TRAILERS=$MBOX_TRAILERS is not a file" "ls -l $MBOX_TRAILERS"
+fi
 
 version=$(sed -n 's/^version: *//p' "$PATCHES/VERSION")
 [[ $version =~ ^[1-9][0-9]*$ ]] || die "${PATCHES#"$TOP"/}/VERSION has no 'version: N' line"
@@ -64,11 +102,66 @@ write_mbox() {
 			series_list "$PATCHES/series" | { if [ -n "$rel" ]; then sed -n "s|^$rel/||p"; else cat; fi; }
 		fi)
 	python3 - "$dir" "$dest/$name-v$version.mbx" "$version" "${base:0:12}" "$name" "$prefix" \
-		"$project_ident" "$sender" "$to" "$cc" "${files[@]}" <<'PY'
+		"$project_ident" "$sender" "$to" "$cc" "${UPSTREAM_TREE:+$updir}" "${MBOX_TRAILERS:-}" "${files[@]}" <<'PY'
+import os
 import re
 import sys
 
-pdir, mbx, version, base, name, prefix, project, sender, to, cc, *files = sys.argv[1:]
+pdir, mbx, version, base, name, prefix, project, sender, to, cc, updir, trailers_file, *files = sys.argv[1:]
+TRAILER = re.compile(r'^([A-Za-z][A-Za-z0-9-]*): \S')
+extra = []  # (which, trailer) of MBOX_TRAILERS
+if trailers_file:
+    for n, line in enumerate(open(trailers_file, encoding='utf-8'), 1):
+        line = line.rstrip('\n')
+        if not line.strip() or line.startswith('#'):
+            continue
+        which, _, trailer = line.partition('\t')
+        if not TRAILER.match(trailer) or not re.fullmatch(r'\*|ports|own|[0-9]+(,[0-9]+)*', which):
+            sys.exit(f'mbox: {trailers_file}:{n}: want "<*|ports|own|n,m,...><TAB><Tag>: <value>", got {line!r}')
+        extra.append((which, trailer))
+own_words = []  # ports sent with our description (no UPSTREAM_TREE)
+
+
+def port_message(fname, msg, upid, author):
+    """A port's message: stored as our words, the upstream chain, our
+    "[ ... ]" note and the project's sign-off; with UPSTREAM_TREE, the
+    upstream commit's own text and tags instead of our words and the
+    stored chain."""
+    lines = msg.rstrip('\n').split('\n')
+    if lines[-1] != 'Signed-off-by: ' + project:
+        sys.exit(f'mbox: {fname}: a port ends with the project\'s sign-off ({project}), after its note')
+    # Our own tags (a Fixes: of the regression, Links) may follow the note.
+    end = len(lines) - 1
+    while end > 0 and TRAILER.match(lines[end - 1]):
+        end -= 1
+    ours = lines[end:-1]
+    if not end or not lines[end - 1].endswith(']'):
+        sys.exit(f'mbox: {fname}: a port has its "[ 6.1: ... ]" note after the upstream chain, before our tags and the project\'s sign-off')
+    start = end - 1
+    while start >= 0 and not lines[start].startswith('['):
+        start -= 1
+    if start < 0:
+        sys.exit(f'mbox: {fname}: the note before the sign-off does not start with "["')
+    note = lines[start:end]
+    chain_end = start
+    chain_start = chain_end
+    while chain_start > 0 and TRAILER.match(lines[chain_start - 1]):
+        chain_start -= 1
+    chain = lines[chain_start:chain_end]
+    if not any(c.startswith('Signed-off-by: ') for c in chain):
+        sys.exit(f'mbox: {fname}: a port keeps its upstream sign-off chain before its note')
+    if not updir:
+        own_words.append(f'{fname[:4]} ({upid[:12]})')
+        return msg
+    up_author = open(f'{updir}/{upid}.author', encoding='utf-8').read().strip()
+    if up_author != author:
+        sys.exit(f'mbox: {fname} is stored From: {author}, but commit {upid[:12]} of UPSTREAM_TREE is by {up_author}')
+    up = open(f'{updir}/{upid}.body', encoding='utf-8').read().rstrip('\n').split('\n')
+    missing = [c for c in chain if c not in up]
+    if missing:
+        sys.exit(f'mbox: {fname}: the stored upstream chain has {missing[0]!r}, which commit {upid[:12]} of UPSTREAM_TREE lacks')
+    return '\n'.join([f'commit {upid} upstream.', ''] + up + note + ours + [lines[-1]]) + '\n'
+
 prefix += f' v{version}' if version != '1' else ''
 domain = f'{name.replace("_", "-")}.invalid'
 cover_id = f'<{base}-v{version}-0@{domain}>'
@@ -82,6 +175,28 @@ with open(mbx, 'w', encoding='utf-8') as out:
             sys.exit(f'mbox: {fname} has no "Subject: [PATCH n/m]" line')
         head = re.sub(r'^Subject: \[[^]\n]*?([0-9]+/[0-9]+\])', f'Subject: [{prefix} \\1', head,
                       count=1, flags=re.M)
+        author = re.search(r'^From: (.*)$', head, re.M)[1]
+        msg, sep, rest = body.partition('\n---\n')
+        upid = re.search(r'^commit ([0-9a-f]{40}) upstream\.$', msg, re.M) if n else None
+        if upid:
+            # A port: its author's, never the sender's.
+            if author == project:
+                sys.exit(f'mbox: {fname} ports commit {upid[1][:12]} but is stored From: the project; store it From: its upstream author')
+            msg = port_message(fname, msg, upid[1], author)
+        if n and extra:
+            num = int(re.search(r'^Subject: \[[^]\n]*? ([0-9]+)/[0-9]+\]', head, re.M)[1])
+
+            def wanted(w):
+                if w in ('*', 'ports', 'own'):
+                    return w == '*' or (w == 'ports') == bool(upid)
+                return num in [int(x) for x in w.split(',')]
+            add = [t for w, t in extra if wanted(w)]
+            if add:
+                ml = msg.rstrip('\n').split('\n')
+                if not ml[-1].startswith('Signed-off-by: ' + project):
+                    sys.exit(f'mbox: {fname}: no project sign-off to put the trailers before')
+                msg = '\n'.join(ml[:-1] + add + ml[-1:]) + '\n'
+        body = msg + sep + rest
         # The sender signs: the project's identity becomes the sender's
         # in From: and in its Signed-off-by: (no one else's changes).
         head = re.sub(r'^From: ' + re.escape(project) + '$', lambda m: 'From: ' + sender,
@@ -105,6 +220,61 @@ with open(mbx, 'w', encoding='utf-8') as out:
         if not body.endswith('\n'):
             out.write('\n')
 print(f'mbox: {mbx}: {len(files)} messages, from {sender}')
+if own_words:
+    print(f'mbox: warning: {len(own_words)} port(s) of {name} carry our description, not the upstream '
+          f'message stable and ACK take: give UPSTREAM_TREE=<a git clone of mainline> before sending '
+          f'them ({", ".join(own_words)})')
+PY
+}
+
+# stable_port NAME TEXT UPID PREFIX BASE TO CC: the stable posting of a
+# port of mainline commit UPID, as out/<line>/mbox/NAME-v1.mbx.  By
+# default a request that carries no patch (stable-kernel-rules.rst's
+# second option: the commit applies as it is, and stable picks it from
+# mainline itself): the subject names the commit, the body is TEXT (the
+# posting's cover-letter.txt: the regression, the Fixes: target and how
+# it was tested) without its title line.  With UPSTREAM_TREE, the commit
+# itself in stable's form instead (the third option): the sender's
+# tree's format-patch of UPID, its author and every tag of its own kept,
+# "commit <id> upstream." first and the sender's sign-off last, TEXT
+# below the "---"; the round trip (MBOX_CHECK=1) then proves it applies
+# to the base and is the change the series tested.
+stable_port() {
+	local name=$1 text=$2 upid=$3 prefix=$4 base=$5 to=$6 cc=$7 up=
+	[ -f "$text" ] || die "${text#"$TOP"/} is missing (the stable posting's text)" "make$LINEOPT lint"
+	if [ -n "${UPSTREAM_TREE:-}" ]; then
+		up=$updir/$upid.patch
+		git -C "$UPSTREAM_TREE" format-patch -1 --stdout --no-signature "$upid" > "$up"
+	fi
+	python3 - "$dest/$name-v1.mbx" "$name" "$text" "$upid" "$prefix" "${base:0:12}" "$sender" "$to" "$cc" "$up" <<'PY'
+import re
+import sys
+
+mbx, name, text, upid, prefix, base, sender, to, cc, up = sys.argv[1:]
+title, _, notes = open(text, encoding='utf-8').read().partition('\n\n')
+addr = '\nTo: ' + to + ('\nCc: ' + cc if cc else '')
+mid = f'\nMessage-Id: <{base}-v1-0@{name.replace("_", "-")}.invalid>'
+if not up:
+    line = re.sub(r'^\S+ ', '', prefix)  # "PATCH 6.1.y" -> "6.1.y"
+    subject = re.search(r'\(".*"\)', notes)
+    msg = (f'From: {sender}\nSubject: [{line}] please apply commit {upid[:12]}'
+           + (f' {subject[0]}' if subject else '') + addr + mid + '\n\n' + notes.rstrip('\n') + '\n')
+    how = 'a request that carries no patch'
+else:
+    raw = open(up, encoding='utf-8').read()
+    head, body = raw.split('\n\n', 1)
+    head = re.sub(r'^From [0-9a-f]{40} .*\n', '', head)
+    head = re.sub(r'\n[ \t]+', ' ', head)
+    head = re.sub(r'^Subject: \[PATCH\]', f'Subject: [{prefix}]', head, flags=re.M)
+    msg_, sep, diff = body.partition('\n---\n')
+    if not sep:
+        sys.exit(f'mbox: the format-patch of {upid} has no "---" line')
+    msg_ = f'commit {upid} upstream.\n\n' + msg_.rstrip('\n') + f'\nSigned-off-by: {sender}\n'
+    msg = head + addr + mid + '\n\n' + msg_ + '---\n' + notes.rstrip('\n') + '\n\n' + diff
+    how = f'commit {upid[:12]} from UPSTREAM_TREE, its author and tags kept'
+with open(mbx, 'w', encoding='utf-8') as out:
+    out.write('From mboxrd@z Thu Jan  1 00:00:00 1970\n' + msg)
+print(f'mbox: {mbx}: {how}, from {sender}')
 PY
 }
 
@@ -145,7 +315,7 @@ if [ -f "$PATCHES/postings" ]; then
 else
 	b=$(sed -n 's/^base-commit: *//p' "$PATCHES/BASE")
 	[ -n "$b" ] || die "${PATCHES#"$TOP"/}/BASE has no base-commit line" "make$LINEOPT export"
-	posts+=("iov_iter-$LINE_NAME|$PATCHES|PATCH $LINE_NAME|$b|$b|HEAD|$version")
+	posts+=("iov_iter-$LINE_NAME|$PATCHES|${MBOX_PREFIX:-PATCH $LINE_NAME}|$b|$b|HEAD|$version")
 fi
 # The stable postings (patches/<line>/stable/postings): one commit of the
 # series each, alone on the line's base, a first version.  make export
@@ -167,11 +337,20 @@ while IFS=$'\t' read -r sname subject prefix to cc; do
 	[ "$(echo "$c" | grep -c .)" = 1 ] || die "${PATCHES#"$TOP"/}/stable/postings: $sname names \"$subject\", which is not exactly one commit of the series" "make$LINEOPT export"
 	b=$(sed -n 's/^base-commit: *//p' "$cl")
 	[ -n "$b" ] || b=$(tgit rev-parse base)
+	upid=$(tgit log -1 --format=%B "$c" | sed -n 's/^commit \([0-9a-f]\{40\}\) upstream\.$/\1/p' | head -n1)
+	if [ -n "$upid" ]; then
+		# A port of a mainline commit: stable takes the commit itself.
+		stable_port "iov_iter-$LINE_NAME-stable-$sname" "$PATCHES/stable/$sname/cover-letter.txt" \
+			"$upid" "${prefix//_/ }" "$b" "$to" "$cc"
+		[ -z "${UPSTREAM_TREE:-}" ] ||
+			posts+=("iov_iter-$LINE_NAME-stable-$sname|-|${prefix//_/ }|$b|$c^|$c|1|$to|$cc")
+		continue
+	fi
 	posts+=("iov_iter-$LINE_NAME-stable-$sname|$sx/stable/$sname|${prefix//_/ }|$b|$c^|$c|1|$to|$cc")
 done < <(stable_postings_list "$PATCHES")
 for p in "${posts[@]}"; do
 	IFS='|' read -r name dir prefix base _ _ ver to cc <<< "$p"
-	write_mbox "$dir" "$name" "$prefix" "$base" "$ver" "$to" "$cc"
+	[ "$dir" = - ] || write_mbox "$dir" "$name" "$prefix" "$base" "$ver" "$to" "$cc"
 done
 
 [ "${MBOX_CHECK:-0}" = 1 ] || exit 0

@@ -357,6 +357,106 @@ expect export-postings-count 1 'p2 takes 2 patches, but the series has only 1 le
 rm -r "$work/patches/p1" "$work/patches/p2" "$work/patches/postings"
 t export > /dev/null 2>&1
 expect lint-flat-again 0 'consistent \(2 patches\)' -- t lint
+# A port keeps its author.  The sender's mainline clone (a scratch tree)
+# holds the upstream commit; our work tree has its port, stored From: its
+# author with stable's "commit <id> upstream." line, our words, the
+# upstream author's sign-off, our "[ 6.1: ... ]" note and the project's
+# sign-off last.  make mbox makes only that last line the sender's, says
+# which ports lack UPSTREAM_TREE, and with it takes the upstream message.
+up=$work/upstream
+git init -q "$up"
+cp -a "$mini/." "$up/"
+rm -rf "$up/.git/index"
+git -C "$up" add -A
+git -C "$up" -c user.name=Tester -c user.email=tester@invalid commit -q -m v6.1 || true
+printf 'int three(void)\n{\n\treturn 3;\n}\n' > "$up/lib/three.c"
+git -C "$up" add lib/three.c
+GIT_AUTHOR_NAME='Una Upstream' GIT_AUTHOR_EMAIL=una@upstream.invalid \
+	git -C "$up" -c user.name='Max Maint' -c user.email=max@upstream.invalid commit -q -F - <<'MSG'
+lib: add three
+
+The upstream words.
+
+Signed-off-by: Una Upstream <una@upstream.invalid>
+Reviewed-by: Rae Reviewer <rae@upstream.invalid>
+Signed-off-by: Max Maint <max@upstream.invalid>
+MSG
+upid=$(git -C "$up" rev-parse HEAD)
+pt=(env KERNEL_SRC="$mini" TREE="$work/plinux" PATCHES="$work/ppatches" OUT="$work/pout" BASE_COMMIT_PUBLIC=no)
+rm -rf "$work/ppatches"
+cp -a "$work/patches.1" "$work/ppatches"
+printf 'version: 1\n' > "$work/ppatches/VERSION"
+"${pt[@]}" bash "$TOP/ci/tree.sh" > /dev/null 2>&1
+cp "$up/lib/three.c" "$work/plinux/lib/three.c"
+git -C "$work/plinux" add lib/three.c
+GIT_AUTHOR_NAME='Una Upstream' GIT_AUTHOR_EMAIL=una@upstream.invalid \
+	git -C "$work/plinux" -c user.name=Tester -c user.email=tester@invalid commit -q -F - <<MSG
+lib: add three
+
+commit $upid upstream.
+
+Our words.
+
+Signed-off-by: Una Upstream <una@upstream.invalid>
+[ 6.1: our note ]
+Signed-off-by: Tester <tester@invalid>
+MSG
+"${pt[@]}" bash "$TOP/ci/export.sh" > /dev/null 2>&1
+mkdir -p "$work/ppatches/stable/three"
+printf 'three (6.1.y)\n\nPlease apply to 6.1.y the mainline commit\n\n  %s ("lib: add three")\n\nHow it was tested: here.\n' "$upid" > "$work/ppatches/stable/three/cover-letter.txt"
+printf 'three\tlib: add three\tPATCH_6.1.y\tstable@vger.kernel.org\tUna Upstream <una@upstream.invalid>\n' > "$work/ppatches/stable/postings"
+ann=(env GIT_AUTHOR_NAME='Ann Sender' GIT_AUTHOR_EMAIL=ann@sender.org)
+pmbx=$work/pout/mbox/iov_iter-6.1.y-v1.mbx
+smbx=$work/pout/mbox/iov_iter-6.1.y-stable-three-v1.mbx
+# msgof MBOX N: the message of patch N, up to its "---"; tailof MBOX N K:
+# its last K lines joined by "|".
+msgof() {
+	python3 - "$1" "$2" <<'PY'
+import re
+import sys
+for m in re.split(r'^From (?:[0-9a-f]{40} |mboxrd@z )', open(sys.argv[1], encoding='utf-8').read(), flags=re.M)[1:]:
+    if re.search(r'^Subject: \[[^]\n]* 0*' + sys.argv[2] + r'/[0-9]+\]', m, re.M):
+        print(m.split('\n\n', 1)[1].split('\n---\n')[0].rstrip('\n'))
+PY
+}
+tailof() { msgof "$1" "$2" | tail -n "$3" | paste -sd'|' -; }
+expect mbox-port-needs-upstream 0 'warning: 1 port\(s\) of iov_iter-6.1.y carry our description.*UPSTREAM_TREE=.*\(0003 \('"${upid:0:12}"'\)\)' -- \
+	"${ann[@]}" "${pt[@]}" bash "$TOP/ci/mbox.sh"
+expect mbox-port-author-kept 0 '^From: Una Upstream <una@upstream.invalid>$' -- cat "$pmbx"
+expect mbox-port-chain-note-sender 0 '^Signed-off-by: Una Upstream <una@upstream.invalid>\|\[ 6.1: our note \]\|Signed-off-by: Ann Sender <ann@sender.org>$' -- tailof "$pmbx" 3 3
+expect mbox-own-from-sender 0 '^From: Ann Sender <ann@sender.org>$' -- bash -c "sed -n '/^From [0-9a-f]\{40\} /,/^Subject/p' '$pmbx' | sed -n '/^From: /p' | sort -u"
+expect mbox-stable-request 0 '^Subject: \[6.1.y\] please apply commit '"${upid:0:12}"' \("lib: add three"\)$' -- cat "$smbx"
+expect mbox-stable-request-no-patch 1 '' -- grep -q '^diff --git' "$smbx"
+expect mbox-upstream-tree 0 'iov_iter-6.1.y-v1.mbx: 4 messages' -- \
+	"${ann[@]}" "${pt[@]}" UPSTREAM_TREE="$up" bash "$TOP/ci/mbox.sh"
+expect mbox-upstream-message 0 '^The upstream words.$' -- msgof "$pmbx" 3
+has() { msgof "$1" "$2" | grep -q -- "$3"; }
+expect mbox-upstream-not-ours 1 '' -- has "$pmbx" 3 '^Our words.$'
+expect mbox-upstream-chain-note-sender 0 '^Reviewed-by: Rae Reviewer <rae@upstream.invalid>\|Signed-off-by: Max Maint <max@upstream.invalid>\|\[ 6.1: our note \]\|Signed-off-by: Ann Sender <ann@sender.org>$' -- tailof "$pmbx" 3 4
+expect mbox-upstream-commit-line 0 "^commit $upid upstream.\$" -- msgof "$pmbx" 3
+expect mbox-stable-cherry-pick 0 "^commit $upid upstream.\$" -- cat "$smbx"
+expect mbox-stable-cherry-pick-author 0 '^From: Una Upstream <una@upstream.invalid>$' -- cat "$smbx"
+expect mbox-stable-cherry-pick-tags 0 '^Reviewed-by: Rae Reviewer <rae@upstream.invalid>$' -- cat "$smbx"
+expect mbox-stable-cherry-pick-sender 0 '^Signed-off-by: Ann Sender <ann@sender.org>$' -- cat "$smbx"
+expect mbox-stable-cherry-pick-diff 0 '^diff --git a/lib/three.c b/lib/three.c$' -- cat "$smbx"
+git init -q "$work/otherup"
+git -C "$work/otherup" -c user.name=Tester -c user.email=tester@invalid commit -q --allow-empty -m other
+expect mbox-upstream-lacks-commit 1 "has no commit $upid, which .*0003-lib-add-three.patch ports" -- \
+	"${ann[@]}" "${pt[@]}" UPSTREAM_TREE="$work/otherup" bash "$TOP/ci/mbox.sh"
+# A port stored From: the project (the sender would become its author).
+cp -a "$work/ppatches" "$work/ppatches2"
+sed -i 's/^From: Una Upstream <una@upstream.invalid>$/From: Tester <tester@invalid>/' "$work/ppatches2/0003-lib-add-three.patch"
+expect mbox-port-as-project 1 '0003-lib-add-three.patch ports commit .* but is stored From: the project' -- \
+	"${ann[@]}" "${pt[@]}" PATCHES="$work/ppatches2" bash "$TOP/ci/mbox.sh"
+# Trailers the sender's process asks for: every patch, ports, one number,
+# each before the sender's sign-off.
+printf '*\tAssisted-by: Tool:model\nports\tBug: 123\n1\tChange-Id: I0123\n' > "$work/trailers"
+expect mbox-trailers 0 '4 messages' -- "${ann[@]}" "${pt[@]}" MBOX_TRAILERS="$work/trailers" bash "$TOP/ci/mbox.sh"
+expect mbox-trailers-port 0 '^Assisted-by: Tool:model\|Bug: 123\|Signed-off-by: Ann Sender <ann@sender.org>$' -- tailof "$pmbx" 3 3
+expect mbox-trailers-own 0 '^Assisted-by: Tool:model\|Signed-off-by: Ann Sender <ann@sender.org>$' -- tailof "$pmbx" 2 2
+expect mbox-trailers-number 0 '^Assisted-by: Tool:model\|Change-Id: I0123\|Signed-off-by: Ann Sender <ann@sender.org>$' -- tailof "$pmbx" 1 3
+printf 'everywhere\tBug: 1\n' > "$work/trailers-bad"
+expect mbox-trailers-bad 1 'want "<\*\|ports\|own\|n,m,...><TAB><Tag>: <value>"' -- "${ann[@]}" "${pt[@]}" MBOX_TRAILERS="$work/trailers-bad" bash "$TOP/ci/mbox.sh"
 # A per-patch KUnit run may drop only the config lines of symbols the
 # line's tip defines: against this tiny tip, which defines none, the
 # line's fragments fail by name instead of losing their suites.
