@@ -2,7 +2,9 @@
 # make mbox: each posting of the line as one mbox, the way it would be
 # posted, from patches/<line>/ (the source of truth):
 # out/<line>/mbox/iov_iter-<line>[-<posting>]-vN.mbx.  A line that is one
-# posting gets the subject prefix "PATCH <line>" (6.1.y, a vendor port);
+# posting gets the subject prefix its line.conf's MBOX_PREFIX names
+# ("PATCH vendor-6.1": a vendor port, which must not read as stable's
+# "PATCH 6.1.y"), or "PATCH <line>";
 # a stable posting of patches/<line>/stable/postings gets its own prefix
 # ("PATCH 6.1.y") and is a first version;
 # a line with patches/<line>/postings gets each posting's own prefix

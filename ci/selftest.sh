@@ -735,7 +735,7 @@ expect bases-version-gone-says-how 1 '^  SRC_VERSION=6.1.192-3 make deps tree LI
 expect bases-rebase-on-purpose 0 'downloading linux-source-6.1 6.1.192-3' -- \
 	env SRC_CACHE="$work/srccache2" FETCH_SRC_SOURCES="$arc/moved-on.list" PATCHES="$work/bpatches" SRC_VERSION=6.1.192-3 LINE=6.1 bash "$TOP/ci/fetch-bases.sh" 6.1
 expect bases-src-version-needs-line 1 'give LINE= too' -- \
-	env SRC_CACHE="$work/srccache2" PATCHES="$work/bpatches" SRC_VERSION=6.1.192-3 bash "$TOP/ci/fetch-bases.sh" 6.1
+	env -u LINE SRC_CACHE="$work/srccache2" PATCHES="$work/bpatches" SRC_VERSION=6.1.192-3 bash "$TOP/ci/fetch-bases.sh" 6.1
 
 # --- the verdict cache: a changed key part reruns, a hit replays -------------------
 # vc TREE CONFIG TOOL SCRIPT [STATUS]: one run of a toy check through
