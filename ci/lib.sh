@@ -71,7 +71,7 @@ OUT=${OUT:-$TOP/out/$LINE_NAME}
 OUT_ALL=${OUT_GIVEN:-$TOP/out}
 BENCH_NATIVE=0 DIVERGENCE_MAX=${DIVERGENCE_MAX:-} SRC_SUITE='' BASE_VERSION=''
 BASE_COMMIT_PUBLIC=${BASE_COMMIT_PUBLIC:-yes}
-KSELFTEST_TARGETS='' MBOX_PREFIX=''
+KSELFTEST_TARGETS='' MBOX_PREFIX='' REACH_CHECK=0
 # shellcheck source=6.1.y/line.conf
 . "$LINED/line.conf"
 # SRC_CACHE: where make deps keeps each line's base, the Debian package its

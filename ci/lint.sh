@@ -55,7 +55,7 @@ for f in "$PATCHES"/*; do
 	n=${f##*/}
 	case $n in
 	*.patch|series|BASE|cover-letter.txt|VERSION|range-diff-v*.txt) continue ;;
-	postings) [ ${#postings[@]} -gt 0 ] && continue ;;
+	postings|recipients) [ ${#postings[@]} -gt 0 ] && continue ;;
 	stable)
 		# The stable postings (ci/export.sh): their list, and a
 		# directory each with its cover-letter.txt.
@@ -104,7 +104,7 @@ if [ -d "$TREE/.git" ] && tgit rev-parse -q --verify refs/tags/base >/dev/null; 
 			"make deps tree$LINEOPT FORCE=1"
 		ign=(-I '^base-commit: ' -I '^source: ' -I '^sublevel: ')
 	fi
-	if ! diff -r -u "${ign[@]}" -x cover-letter.txt -x postings -x VERSION -x "range-diff-v*.txt" -x .b4-config -x stable "$PATCHES" "$tmp" > "$tmp.diff"; then
+	if ! diff -r -u "${ign[@]}" -x cover-letter.txt -x postings -x recipients -x VERSION -x "range-diff-v*.txt" -x .b4-config -x stable "$PATCHES" "$tmp" > "$tmp.diff"; then
 		head -n 60 "$tmp.diff" >&2
 		err "$T and $P/ disagree (diff above: $P/ vs an export of $T)" \
 			"make$LINEOPT export   # keep $T's commits; or: make$LINEOPT tree FORCE=1 to reset $T to $P/"

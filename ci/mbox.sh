@@ -280,6 +280,23 @@ print(f'mbox: {mbx}: {how}, from {sender}')
 PY
 }
 
+# recipients POSTING To|Cc: the addresses patches/<line>/recipients names
+# for a posting (lines "<posting><TAB>To|Cc<TAB><address>"), comma-separated:
+# the maintainers each posting is for, beside the ones b4 adds per patch
+# from get_maintainer.pl.
+recipients() {
+	[ -f "$PATCHES/recipients" ] || return 0
+	awk -F'\t' -v p="$1" -v k="$2" '$0 !~ /^#/ && $1 == p && $2 == k { print $3 }' "$PATCHES/recipients" | paste -sd, - | sed 's/,/, /g'
+}
+if [ -f "$PATCHES/recipients" ]; then
+	bad=$(awk -F'\t' '$0 !~ /^#/ && NF && (NF != 3 || ($2 != "To" && $2 != "Cc"))' "$PATCHES/recipients" | head -n1)
+	[ -z "$bad" ] || die "${PATCHES#"$TOP"/}/recipients: want \"<posting><TAB>To|Cc<TAB><address>\", got: $bad" "make$LINEOPT lint"
+	for p in $(awk -F'\t' '$0 !~ /^#/ && NF { print $1 }' "$PATCHES/recipients" | sort -u); do
+		postings_list "$PATCHES" | awk -v p="$p" '$1 == p { f = 1 } END { exit !f }' ||
+			die "${PATCHES#"$TOP"/}/recipients names $p, which ${PATCHES#"$TOP"/}/postings does not" "make$LINEOPT lint"
+	done
+fi
+
 # The postings: name, directory, subject prefix, base commit, last commit.
 posts=()
 if [ -f "$PATCHES/postings" ]; then
@@ -311,7 +328,7 @@ if [ -f "$PATCHES/postings" ]; then
 		at=$((at + count))
 		# A local part (prefix "local") is never posted: no mbox.
 		[ "$prefix" = local ] ||
-			posts+=("iov_iter-$LINE_NAME-$pname|$d|${prefix//_/ }|$b|$from|${commits[$((at - 1))]}|$version")
+			posts+=("iov_iter-$LINE_NAME-$pname|$d|${prefix//_/ }|$b|$from|${commits[$((at - 1))]}|$version|$(recipients "$pname" To)|$(recipients "$pname" Cc)")
 		from=${commits[$((at - 1))]}
 	done < <(postings_list "$PATCHES")
 else

@@ -5,13 +5,24 @@
 # the tip of build/6.1.y/linux) and the note from ci/6.1.y/patch-notes, and the
 # checkpatch exceptions from ci/6.1.y/checkpatch-exceptions.
 #   NOTES_CHECK=1  change nothing; fail if MAINTAINERS-notes is stale
+#   NOTES_OUT=<file>  write (or compare with) this file instead
+# For a line whose line.conf sets REACH_CHECK=1 (mainline: its postings go
+# to maintainers), it also fails when a patch would reach only mailing
+# lists: get_maintainer.pl names no person (a maintainer or reviewer of
+# the files it touches, by the tip's MAINTAINERS) for it, and its
+# posting's own To:/Cc: (patches/<line>/recipients) names no maintainer
+# or reviewer of MAINTAINERS either.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 [ -d "$TREE/.git" ] || die "$TREE does not exist" "make$LINEOPT tree"
-out=$TOP/MAINTAINERS-notes/$LINE_NAME
+out=${NOTES_OUT:-$TOP/MAINTAINERS-notes/$LINE_NAME}
+# The people of MAINTAINERS (M: and R: lines, at the tip): a posting's
+# own recipients (patches/<line>/recipients) count for its patches when
+# they are among them.
+maint=$(sed -n 's/^[MR]:[[:space:]]*//p' "$TREE/MAINTAINERS" 2>/dev/null | sed -n 's/.*<\([^>]*\)>.*/\1/p' | sort -u)
 tmp=$(mktemp)
-trap 'rm -f "$tmp" "$tmp.pp" "$tmp.ex"' EXIT
+trap 'rm -f "$tmp" "$tmp.pp" "$tmp.ex" "$tmp.lists-only"' EXIT
 
 mapfile -t files < <(series_list "$PATCHES/series")
 for f in "${files[@]}"; do
@@ -25,14 +36,30 @@ print(f"{int(n.group(1))}/{int(n.group(2))}" if n else "1/1", s[n.end():] if n e
 	case $f in */*) printf '%s %s %s\n' "${f%%/*}" "$num" "$subj" ;; *) printf '%s %s\n' "$num" "$subj" ;; esac
 	# 6.12's get_maintainer.pl orders equally ranked people by Perl's
 	# (randomised) hash order: fix the seed so that the file is stable.
-	(cd "$TREE" && PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0 ./scripts/get_maintainer.pl \
-		--no-git --no-git-fallback --no-rolestats "$PATCHES/$f") 2>/dev/null | sed 's/^/    /'
+	gm=$(cd "$TREE" && PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0 ./scripts/get_maintainer.pl \
+		--no-git --no-git-fallback --no-rolestats "$PATCHES/$f" 2>/dev/null || true)
+	printf '%s\n' "$gm" | sed '/^$/d; s/^/    /'
+	# A person is "Name <address>"; a list is a bare address.
+	if [ "${REACH_CHECK:-0}" = 1 ] && ! grep -q '<[^>]*@[^>]*>' <<< "$gm"; then
+		reached=
+		case $f in */*)
+			for a in $(awk -F'\t' -v p="${f%%/*}" '$0 !~ /^#/ && $1 == p { print $3 }' "$PATCHES/recipients" 2>/dev/null |
+				sed -n 's/.*<\([^>]*\)>.*/\1/p'); do
+				grep -qxF "$a" <<< "$maint" && reached=$a
+			done ;;
+		esac
+		[ -n "$reached" ] || echo "$f" >> "$tmp.lists-only"
+	fi
 	note=$(awk -F'\t' -v s="$subj" '$0 !~ /^#/ && $1 == s {print $2}' "$LINED/patch-notes")
 	printf '%s\n\n' "${note:-(no specific note)}" | fold -s -w 72 | sed 's/^/  /; s/[[:space:]]*$//'
 done > "$tmp.pp"
 awk -F'\t' '$0 !~ /^#/ && NF >= 3 {printf "%s, %s: %s\n", ($1 == "*" ? "every patch" : "\"" $1 "\""), $2, $3}' \
 	"$CP_EXCEPTIONS" | fold -s -w 72 | sed 's/[[:space:]]*$//' > "$tmp.ex"
 [ -s "$tmp.ex" ] || echo "(none)" > "$tmp.ex"
+if [ -s "$tmp.lists-only" ]; then
+	die "$(wc -l < "$tmp.lists-only") patch(es) would reach only mailing lists, no maintainer or reviewer of the files they touch (scripts/get_maintainer.pl names no person): $(paste -sd' ' "$tmp.lists-only"); add the files to their MAINTAINERS entry in the series, or address the posting's maintainers" \
+		"make$LINEOPT notes"
+fi
 
 python3 - "$LINED/MAINTAINERS-notes.in" "$tmp.pp" "$tmp.ex" > "$tmp" <<'PY'
 import sys

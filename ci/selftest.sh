@@ -690,6 +690,42 @@ expect kcidb-patch-past-end 1 'names patch 3 of 2' -- kc
 
 # --- which per-patch suites are full-tier only, under pipefail ------------------
 
+# --- make notes: a patch that would reach only mailing lists -------------------
+# On the mainline tip: a posting whose one patch touches a file no entry
+# of MAINTAINERS covers fails, unless the posting's own recipients name a
+# maintainer or reviewer of MAINTAINERS (one that is not does not count).
+rp=$work/reach
+mkdir -p "$rp/only"
+printf 'only\t1\tPATCH\tbase\n' > "$rp/postings"
+printf 'only/0001-unmaintained.patch\n' > "$rp/series"
+cat > "$rp/only/0001-unmaintained.patch" <<'P'
+From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001
+From: Tester <tester@invalid>
+Subject: [PATCH 1/1] selftest: touch a file no entry covers
+
+---
+ selftest-unmaintained.txt | 1 +
+ 1 file changed, 1 insertion(+)
+ create mode 100644 selftest-unmaintained.txt
+
+diff --git a/selftest-unmaintained.txt b/selftest-unmaintained.txt
+new file mode 100644
+--- /dev/null
++++ b/selftest-unmaintained.txt
+@@ -0,0 +1 @@
++x
+P
+rn() { env LINE=mainline TREE="$(line_dir mainline build)/linux" PATCHES="$rp" NOTES_OUT="$rp/notes" bash "$TOP/ci/notes.sh"; }
+if [ -f "$(line_dir mainline build)/linux/scripts/get_maintainer.pl" ]; then
+	expect notes-reach-lists-only 1 'would reach only mailing lists.*only/0001-unmaintained.patch' -- rn
+	printf 'only\tTo\tNot Listed <nobody@selftest.invalid>\n' > "$rp/recipients"
+	expect notes-reach-stranger 1 'would reach only mailing lists' -- rn
+	printf 'only\tTo\tAlexander Viro <viro@zeniv.linux.org.uk>\n' > "$rp/recipients"
+	expect notes-reach-maintainer 0 'notes: wrote' -- rn
+else
+	result FAIL notes-reach "the mainline tree is missing: make tree LINE=mainline"
+fi
+
 # --- make deps refuses a disk without room --------------------------------------
 expect deps-disk-full 1 'GiB free on the file system' -- env DISK_MIN_GIB=1000000 bash "$TOP/ci/deps.sh"
 
