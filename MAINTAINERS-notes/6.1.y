@@ -9,13 +9,18 @@ tip of build/6.1.y/linux, the checkpatch exceptions from ci/6.1.y/checkpatch-exc
 Route
 -----
 
-The series is a port for vendors who run 6.1, not a stable submission:
-stable takes no feature series, so nothing of it goes to
-stable@vger.kernel.org (.b4-config).  A vendor takes it from the
-posting, with the people and lists get_maintainer names for each patch
-in copy.  The one fix stable can take, patch 13 (caif, a regression
-since v6.0), goes to stable on its own as [PATCH 6.1.y]
-(patches/6.1.y/stable/caif/, make mbox).  Patches 1-5 are fixes:
+The series is a port for vendors who run 6.1 and for the Android
+common kernel, not a stable submission and not a mainline one: its
+prefix is "[PATCH vendor-6.1]", and its .b4-config addresses nobody
+upstream (the sender names the tree it is for; the people get_maintainer
+names below are who wrote and maintain the code, for the sender to copy
+where that tree's rules ask for it).  Stable takes no feature series;
+the one fix stable can take, patch 13 (caif, a regression since v6.0),
+goes there as a request to apply mainline's c19175141079
+(patches/6.1.y/stable/caif/, make mbox), or with UPSTREAM_TREE as that
+commit in stable's form.  The 21 ports are From: their upstream authors,
+with the upstream sign-off chain and the sender's sign-off after our
+note.  Patches 1-5 are fixes:
 patch 1 is mainline's 4397a17c1dc5 (no Fixes: upstream), patches 2, 3
 and 5 carry Fixes: and are not in mainline yet (the project's mainline
 line sends them there first), and patch 4 is stable-only (mainline removed the function), with no Cc:
@@ -220,9 +225,9 @@ Per patch: recipients and notes
   A regression fix: since v6.0 (3e20a751aff0) write(2) on a caif
   seqpacket socket gets -EINVAL; Fixes: names that commit (the removed
   lines are caif's own). Backport of c19175141079 (Keith Busch), code
-  unchanged; 6.1.y never had it. Also posted alone to stable as [PATCH
-  6.1.y] (patches/6.1.y/stable/caif/), which asks stable to cherry-pick
-  the upstream commit as it is, or take this patch. Without it, patch 26
+  unchanged; 6.1.y never had it. Stable gets a request of its own to
+  apply the upstream commit as it is (patches/6.1.y/stable/caif/; with
+  UPSTREAM_TREE, that commit in stable's form). Without it, patch 26
   (nr_segs = 1 for ITER_UBUF) makes caif_seqpkt_sendmsg() read a user
   address as a struct iovec pointer: an oops under SMAP/PAN on write(2),
   and from patches 35 and 37 on send(2) and one-vector sendmsg(2). Needs
@@ -476,7 +481,7 @@ Per patch: recipients and notes
 41/44 lib: test the import limits and the faulting copies of iov_iter
     linux-kernel@vger.kernel.org
   Test only (issue: tests of every contract).  The import limits
-  mainline's tests posting 6/17 and 12/17 cover, in 6.1's form
+  mainline's tests posting 7/18 and 13/18 cover, in 6.1's form
   (import_single_range(), no kunit_vm_mmap()): more than @fast_segs
   vectors, access_ok() refusals, UIO_MAXIOV, the MAX_RW_COUNT cut, zero
   vectors, @iov left unwritten; the mc and flushcache copies added to the
@@ -498,7 +503,7 @@ Per patch: recipients and notes
 43/44 lib: test the page getters' limits, compat imports, iovec helpers
     linux-kernel@vger.kernel.org
   Test only (issue: tests of every contract).  The page getters' limits
-  in 6.1's form (mainline's tests posting 15/17 tests them with
+  in 6.1's form (mainline's tests posting 16/18 tests them with
   iov_iter_extract_pages() too, which 6.1 lacks), the FOLL_WRITE and
   FOLL_NOFAULT flags of the user getter, the MAX_RW_COUNT cut of
   iov_iter_get_pages_alloc2(), iov_iter_init()'s nofault,

@@ -291,10 +291,10 @@ recipients() {
 if [ -f "$PATCHES/recipients" ]; then
 	bad=$(awk -F'\t' '$0 !~ /^#/ && NF && (NF != 3 || ($2 != "To" && $2 != "Cc"))' "$PATCHES/recipients" | head -n1)
 	[ -z "$bad" ] || die "${PATCHES#"$TOP"/}/recipients: want \"<posting><TAB>To|Cc<TAB><address>\", got: $bad" "make$LINEOPT lint"
-	for p in $(awk -F'\t' '$0 !~ /^#/ && NF { print $1 }' "$PATCHES/recipients" | sort -u); do
+	while read -r p; do
 		postings_list "$PATCHES" | awk -v p="$p" '$1 == p { f = 1 } END { exit !f }' ||
 			die "${PATCHES#"$TOP"/}/recipients names $p, which ${PATCHES#"$TOP"/}/postings does not" "make$LINEOPT lint"
-	done
+	done < <(awk -F'\t' '$0 !~ /^#/ && NF { print $1 }' "$PATCHES/recipients" | sort -u)
 fi
 
 # The postings: name, directory, subject prefix, base commit, last commit.

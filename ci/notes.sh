@@ -36,17 +36,17 @@ print(f"{int(n.group(1))}/{int(n.group(2))}" if n else "1/1", s[n.end():] if n e
 	case $f in */*) printf '%s %s %s\n' "${f%%/*}" "$num" "$subj" ;; *) printf '%s %s\n' "$num" "$subj" ;; esac
 	# 6.12's get_maintainer.pl orders equally ranked people by Perl's
 	# (randomised) hash order: fix the seed so that the file is stable.
-	gm=$(cd "$TREE" && PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0 ./scripts/get_maintainer.pl \
-		--no-git --no-git-fallback --no-rolestats "$PATCHES/$f" 2>/dev/null || true)
+	gm=$( (cd "$TREE" && PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0 ./scripts/get_maintainer.pl \
+		--no-git --no-git-fallback --no-rolestats "$PATCHES/$f") 2>/dev/null) || gm=''
 	printf '%s\n' "$gm" | sed '/^$/d; s/^/    /'
 	# A person is "Name <address>"; a list is a bare address.
 	if [ "${REACH_CHECK:-0}" = 1 ] && ! grep -q '<[^>]*@[^>]*>' <<< "$gm"; then
 		reached=
 		case $f in */*)
-			for a in $(awk -F'\t' -v p="${f%%/*}" '$0 !~ /^#/ && $1 == p { print $3 }' "$PATCHES/recipients" 2>/dev/null |
-				sed -n 's/.*<\([^>]*\)>.*/\1/p'); do
-				grep -qxF "$a" <<< "$maint" && reached=$a
-			done ;;
+			while read -r a; do
+				if grep -qxF "$a" <<< "$maint"; then reached=$a; fi
+			done < <(awk -F'\t' -v p="${f%%/*}" '$0 !~ /^#/ && $1 == p { print $3 }' "$PATCHES/recipients" 2>/dev/null |
+				sed -n 's/.*<\([^>]*\)>.*/\1/p') ;;
 		esac
 		[ -n "$reached" ] || echo "$f" >> "$tmp.lists-only"
 	fi
