@@ -19,8 +19,11 @@ the one fix stable can take, patch 13 (caif, a regression since v6.0),
 goes there as a request to apply mainline's c19175141079
 (patches/6.1.y/stable/caif/, make mbox), or with UPSTREAM_TREE as that
 commit in stable's form.  The 21 ports are From: their upstream authors,
-with the upstream sign-off chain and the sender's sign-off after our
-note.  Patches 1-5 are fixes:
+with the author's sign-off (the whole upstream chain is taken from
+mainline when sent, make mbox UPSTREAM_TREE=) and the sender's sign-off
+after our note.  Their tags name upstream people: send the vendor
+posting with b4 send --no-trailer-to-cc (git send-email
+--suppress-cc=all).  Patches 1-5 are fixes:
 patch 1 is mainline's 4397a17c1dc5 (no Fixes: upstream), patches 2, 3
 and 5 carry Fixes: and are not in mainline yet (the project's mainline
 line sends them there first), and patch 4 is stable-only (mainline removed the function), with no Cc:

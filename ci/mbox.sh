@@ -11,7 +11,9 @@
 # ("PATCH", "RFC PATCH", "PATCH 6.12.y"; a part marked "local" is never
 # posted and gets none).  "vN" is added from the second version on, and
 # Message-Id/In-Reply-To headers thread every patch under its cover
-# letter, derived from the base and the version so the bytes are stable.
+# letter, derived from the base and the version so the bytes are stable
+# (MBOX_CHECK=1 only: git send-email keeps a Message-Id it finds, so the
+# mbox to send has none, and git send-email or b4 thread it).
 #   MBOX_CHECK=1  also prove the round trip of every posting: b4 am on the
 #                 mbox, applied to the posting's base, must give the change
 #                 of the posting's commits in build/<line>/linux (the same
@@ -31,6 +33,9 @@
 #                 and tags) is taken from that commit in the sender's
 #                 tree, and our note and the sender's sign-off follow it;
 #                 without it mbox says which ports still carry our words
+#   MBOX_OWN_WORDS=1  write the ports with our description even without
+#                 UPSTREAM_TREE (a dry run, not to be sent; make check's round
+#                 trip); without either, mbox refuses
 #   MBOX_TRAILERS=<file>  trailers the sender's process asks for, one per
 #                 line: "<which><TAB><trailer>", which is "*" (every
 #                 patch), "ports", "own" (patches of ours) or a comma list
@@ -75,6 +80,7 @@ if [ -n "${UPSTREAM_TREE:-}" ]; then
 				"git -C $UPSTREAM_TREE cat-file -t $id"
 		fi
 		git -C "$UPSTREAM_TREE" log -1 --format='%an <%ae>' "$id" > "$updir/$id.author"
+		git -C "$UPSTREAM_TREE" log -1 --format='%s' "$id" > "$updir/$id.subject"
 		# The message without its subject line: its text and its tags.
 		git -C "$UPSTREAM_TREE" log -1 --format='%B' "$id" | sed '1,/^$/d' > "$updir/$id.body"
 	done
@@ -122,6 +128,12 @@ if trailers_file:
             sys.exit(f'mbox: {trailers_file}:{n}: want "<*|ports|own|n,m,...><TAB><Tag>: <value>", got {line!r}')
         extra.append((which, trailer))
 own_words = []  # ports sent with our description (no UPSTREAM_TREE)
+subjects = {}  # a port's upstream subject (UPSTREAM_TREE)
+ids = os.environ.get('MBOX_CHECK') == '1'  # the round trip's .invalid Message-Ids
+for which, trailer in extra:
+    if trailer.lower().startswith('change-id:') and which in ('*', 'ports', 'own') or \
+            trailer.lower().startswith('change-id:') and ',' in which:
+        sys.exit(f'mbox: {trailers_file}: a Change-Id: names one change: give it for one patch number, not "{which}"')
 
 
 def port_message(fname, msg, upid, author):
@@ -162,6 +174,7 @@ def port_message(fname, msg, upid, author):
     missing = [c for c in chain if c not in up]
     if missing:
         sys.exit(f'mbox: {fname}: the stored upstream chain has {missing[0]!r}, which commit {upid[:12]} of UPSTREAM_TREE lacks')
+    subjects[fname] = open(f'{updir}/{upid}.subject', encoding='utf-8').read().strip()
     return '\n'.join([f'commit {upid} upstream.', ''] + up + note + ours + [lines[-1]]) + '\n'
 
 prefix += f' v{version}' if version != '1' else ''
@@ -185,6 +198,9 @@ with open(mbx, 'w', encoding='utf-8') as out:
             if author == project:
                 sys.exit(f'mbox: {fname} ports commit {upid[1][:12]} but is stored From: the project; store it From: its upstream author')
             msg = port_message(fname, msg, upid[1], author)
+            if fname in subjects:
+                head = re.sub(r'^(Subject: \[[^]\n]*\] ).*$', lambda m: m[1] + subjects[fname], head,
+                              count=1, flags=re.M)
         if n and extra:
             num = int(re.search(r'^Subject: \[[^]\n]*? ([0-9]+)/[0-9]+\]', head, re.M)[1])
 
@@ -215,17 +231,25 @@ with open(mbx, 'w', encoding='utf-8') as out:
             head += '\nTo: ' + ', '.join(a.strip() for a in to.split(','))
         if cc:
             head += '\nCc: ' + ', '.join(a.strip() for a in cc.split(','))
-        head += f'\nMessage-Id: <{base}-v{version}-{n}@{domain}>'
-        if n:
-            head += f'\nIn-Reply-To: {cover_id}\nReferences: {cover_id}'
+        # Only the round trip's mbox has Message-Ids (b4 am picks the
+        # thread by them): git send-email keeps one it finds, and these
+        # would collide on the lists; it threads the mails itself.
+        if ids:
+            head += f'\nMessage-Id: <{base}-v{version}-{n}@{domain}>'
+            if n:
+                head += f'\nIn-Reply-To: {cover_id}\nReferences: {cover_id}'
         out.write(head + '\n\n' + body)
         if not body.endswith('\n'):
             out.write('\n')
 print(f'mbox: {mbx}: {len(files)} messages, from {sender}')
 if own_words:
-    print(f'mbox: warning: {len(own_words)} port(s) of {name} carry our description, not the upstream '
-          f'message stable and ACK take: give UPSTREAM_TREE=<a git clone of mainline> before sending '
-          f'them ({", ".join(own_words)})')
+    what = (f'{len(own_words)} port(s) of {name} carry our description under their upstream authors\' '
+            f'sign-offs, not the upstream message: give UPSTREAM_TREE=<a git clone of mainline> '
+            f'({", ".join(own_words)})')
+    if os.environ.get('MBOX_OWN_WORDS') != '1':
+        os.remove(mbx)
+        sys.exit(f'mbox: error: {what}; MBOX_OWN_WORDS=1 writes them anyway, for a dry run that is not to be sent')
+    print(f'mbox: warning: {what}: MBOX_OWN_WORDS=1, a dry run, not to be sent')
 PY
 }
 
@@ -252,10 +276,11 @@ stable_port() {
 import re
 import sys
 
+import os
 mbx, name, text, upid, prefix, base, sender, to, cc, up = sys.argv[1:]
 title, _, notes = open(text, encoding='utf-8').read().partition('\n\n')
 addr = '\nTo: ' + to + ('\nCc: ' + cc if cc else '')
-mid = f'\nMessage-Id: <{base}-v1-0@{name.replace("_", "-")}.invalid>'
+mid = f'\nMessage-Id: <{base}-v1-0@{name.replace("_", "-")}.invalid>' if os.environ.get('MBOX_CHECK') == '1' else ''
 if not up:
     line = re.sub(r'^\S+ ', '', prefix)  # "PATCH 6.1.y" -> "6.1.y"
     subject = re.search(r'\(".*"\)', notes)

@@ -391,7 +391,7 @@ cp "$up/lib/three.c" "$work/plinux/lib/three.c"
 git -C "$work/plinux" add lib/three.c
 GIT_AUTHOR_NAME='Una Upstream' GIT_AUTHOR_EMAIL=una@upstream.invalid \
 	git -C "$work/plinux" -c user.name=Tester -c user.email=tester@invalid commit -q -F - <<MSG
-lib: add three
+lib: three, in our words
 
 commit $upid upstream.
 
@@ -404,7 +404,7 @@ MSG
 "${pt[@]}" bash "$TOP/ci/export.sh" > /dev/null 2>&1
 mkdir -p "$work/ppatches/stable/three"
 printf 'three (6.1.y)\n\nPlease apply to 6.1.y the mainline commit\n\n  %s ("lib: add three")\n\nHow it was tested: here.\n' "$upid" > "$work/ppatches/stable/three/cover-letter.txt"
-printf 'three\tlib: add three\tPATCH_6.1.y\tstable@vger.kernel.org\tUna Upstream <una@upstream.invalid>\n' > "$work/ppatches/stable/postings"
+printf 'three\tlib: three, in our words\tPATCH_6.1.y\tstable@vger.kernel.org\tUna Upstream <una@upstream.invalid>\n' > "$work/ppatches/stable/postings"
 ann=(env GIT_AUTHOR_NAME='Ann Sender' GIT_AUTHOR_EMAIL=ann@sender.org)
 pmbx=$work/pout/mbox/iov_iter-6.1.y-v1.mbx
 smbx=$work/pout/mbox/iov_iter-6.1.y-stable-three-v1.mbx
@@ -420,8 +420,12 @@ for m in re.split(r'^From (?:[0-9a-f]{40} |mboxrd@z )', open(sys.argv[1], encodi
 PY
 }
 tailof() { msgof "$1" "$2" | tail -n "$3" | paste -sd'|' -; }
-expect mbox-port-needs-upstream 0 'warning: 1 port\(s\) of iov_iter-6.1.y carry our description.*UPSTREAM_TREE=.*\(0003 \('"${upid:0:12}"'\)\)' -- \
+expect mbox-port-needs-upstream 1 'error: 1 port\(s\) of iov_iter-6.1.y carry our description.*UPSTREAM_TREE=.*\(0003 \('"${upid:0:12}"'\)\); MBOX_OWN_WORDS=1' -- \
 	"${ann[@]}" "${pt[@]}" bash "$TOP/ci/mbox.sh"
+expect mbox-port-refused-no-mbox 1 '' -- test -e "$pmbx"
+expect mbox-port-own-words 0 'warning: 1 port\(s\) .*MBOX_OWN_WORDS=1, a dry run' -- \
+	"${ann[@]}" "${pt[@]}" MBOX_OWN_WORDS=1 bash "$TOP/ci/mbox.sh"
+expect mbox-no-message-ids 1 '' -- grep -q '^Message-Id:' "$pmbx" "$smbx"
 expect mbox-port-author-kept 0 '^From: Una Upstream <una@upstream.invalid>$' -- cat "$pmbx"
 expect mbox-port-chain-note-sender 0 '^Signed-off-by: Una Upstream <una@upstream.invalid>\|\[ 6.1: our note \]\|Signed-off-by: Ann Sender <ann@sender.org>$' -- tailof "$pmbx" 3 3
 expect mbox-own-from-sender 0 '^From: Ann Sender <ann@sender.org>$' -- bash -c "sed -n '/^From [0-9a-f]\{40\} /,/^Subject/p' '$pmbx' | sed -n '/^From: /p' | sort -u"
@@ -434,6 +438,7 @@ has() { msgof "$1" "$2" | grep -q -- "$3"; }
 expect mbox-upstream-not-ours 1 '' -- has "$pmbx" 3 '^Our words.$'
 expect mbox-upstream-chain-note-sender 0 '^Reviewed-by: Rae Reviewer <rae@upstream.invalid>\|Signed-off-by: Max Maint <max@upstream.invalid>\|\[ 6.1: our note \]\|Signed-off-by: Ann Sender <ann@sender.org>$' -- tailof "$pmbx" 3 4
 expect mbox-upstream-commit-line 0 "^commit $upid upstream.\$" -- msgof "$pmbx" 3
+expect mbox-upstream-subject 0 '^Subject: \[PATCH vendor-6.1 3/3\] lib: add three$' -- cat "$pmbx"
 expect mbox-stable-cherry-pick 0 "^commit $upid upstream.\$" -- cat "$smbx"
 expect mbox-stable-cherry-pick-author 0 '^From: Una Upstream <una@upstream.invalid>$' -- cat "$smbx"
 expect mbox-stable-cherry-pick-tags 0 '^Reviewed-by: Rae Reviewer <rae@upstream.invalid>$' -- cat "$smbx"
@@ -441,20 +446,22 @@ expect mbox-stable-cherry-pick-sender 0 '^Signed-off-by: Ann Sender <ann@sender.
 expect mbox-stable-cherry-pick-diff 0 '^diff --git a/lib/three.c b/lib/three.c$' -- cat "$smbx"
 git init -q "$work/otherup"
 git -C "$work/otherup" -c user.name=Tester -c user.email=tester@invalid commit -q --allow-empty -m other
-expect mbox-upstream-lacks-commit 1 "has no commit $upid, which .*0003-lib-add-three.patch ports" -- \
+expect mbox-upstream-lacks-commit 1 "has no commit $upid, which .*0003-lib-three-in-our-words.patch ports" -- \
 	"${ann[@]}" "${pt[@]}" UPSTREAM_TREE="$work/otherup" bash "$TOP/ci/mbox.sh"
 # A port stored From: the project (the sender would become its author).
 cp -a "$work/ppatches" "$work/ppatches2"
-sed -i 's/^From: Una Upstream <una@upstream.invalid>$/From: Tester <tester@invalid>/' "$work/ppatches2/0003-lib-add-three.patch"
-expect mbox-port-as-project 1 '0003-lib-add-three.patch ports commit .* but is stored From: the project' -- \
+sed -i 's/^From: Una Upstream <una@upstream.invalid>$/From: Tester <tester@invalid>/' "$work/ppatches2/0003-lib-three-in-our-words.patch"
+expect mbox-port-as-project 1 '0003-lib-three-in-our-words.patch ports commit .* but is stored From: the project' -- \
 	"${ann[@]}" "${pt[@]}" PATCHES="$work/ppatches2" bash "$TOP/ci/mbox.sh"
 # Trailers the sender's process asks for: every patch, ports, one number,
 # each before the sender's sign-off.
 printf '*\tAssisted-by: Tool:model\nports\tBug: 123\n1\tChange-Id: I0123\n' > "$work/trailers"
-expect mbox-trailers 0 '4 messages' -- "${ann[@]}" "${pt[@]}" MBOX_TRAILERS="$work/trailers" bash "$TOP/ci/mbox.sh"
+expect mbox-trailers 0 '4 messages' -- "${ann[@]}" "${pt[@]}" MBOX_OWN_WORDS=1 MBOX_TRAILERS="$work/trailers" bash "$TOP/ci/mbox.sh"
 expect mbox-trailers-port 0 '^Assisted-by: Tool:model\|Bug: 123\|Signed-off-by: Ann Sender <ann@sender.org>$' -- tailof "$pmbx" 3 3
 expect mbox-trailers-own 0 '^Assisted-by: Tool:model\|Signed-off-by: Ann Sender <ann@sender.org>$' -- tailof "$pmbx" 2 2
 expect mbox-trailers-number 0 '^Assisted-by: Tool:model\|Change-Id: I0123\|Signed-off-by: Ann Sender <ann@sender.org>$' -- tailof "$pmbx" 1 3
+printf 'ports\tChange-Id: I0123\n' > "$work/trailers-cid"
+expect mbox-trailers-change-id-once 1 'a Change-Id: names one change' -- "${ann[@]}" "${pt[@]}" MBOX_OWN_WORDS=1 MBOX_TRAILERS="$work/trailers-cid" bash "$TOP/ci/mbox.sh"
 printf 'everywhere\tBug: 1\n' > "$work/trailers-bad"
 expect mbox-trailers-bad 1 'want "<\*\|ports\|own\|n,m,...><TAB><Tag>: <value>"' -- "${ann[@]}" "${pt[@]}" MBOX_TRAILERS="$work/trailers-bad" bash "$TOP/ci/mbox.sh"
 # A per-patch KUnit run may drop only the config lines of symbols the
