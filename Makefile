@@ -4,7 +4,7 @@
 ARCH ?= x86_64
 export LINE TUXMAKE_ROW KCIDB_RUN KCIDB_ORIGIN KCIDB_PATCH_URL KCIDB_GIT_REPO NATIVE_SMOKE NATIVE_ARGS ARCH VARIANT REV KERNEL_SRC FORCE PATCHCHECK_KUNIT PATCHCHECK_FROM MBOX_CHECK COVER_CHECK NOTES_CHECK COSTS_CHECK CHECK_DIRS STAGES TIER NOCACHE
 
-.PHONY: help deps tree export lint kunit kselftest selftest mutants patchcheck sizes abi uaudit divergence codegen native native-sim mbox range-diff post notes docs costs plan tuxmake kcidb check check-full bench
+.PHONY: help deps tree export lint kunit kselftest selftest mutants patchcheck sizes abi uaudit divergence codegen native native-sim mbox sendcheck range-diff post notes docs costs plan tuxmake kcidb check check-full bench
 
 help:
 	@echo 'Every target takes LINE=<line> (the lines: the directories ci/*/ with a line.conf, named without .y: 6.1, 6.12, mainline); the default is LINE=6.1.'
@@ -30,6 +30,7 @@ help:
 	@echo 'make uaudit   6.1.y: Coccinelle: every read that could mistake ITER_UBUF for an array type and every iov_iter_revert(), at the base and every patch, against ci/<line>/uaudit-explained'
 	@echo 'make divergence  6.1.y: lines by which include/linux/iov_iter.h differs from mainline'"'"'s (FOLIOQ removed)'
 	@echo 'make mbox     out/<line>/mbox/iov_iter-<line>-vN.mbx   [MBOX_CHECK=1: b4 am round trip]'
+	@echo 'make sendcheck TREE=<your kernel git tree> [BASE=<ref>]  LINE=mainline, before sending: apply the postings to your tree with git am -3 (each onto its prerequisites; a failure names the posting, patch and hunk), write their base-commit/prerequisite lines for make mbox MBOX_BASE_INFO=out/<line>/sendcheck, and run KUnit (x86_64, UML) and the kselftests there   [SENDCHECK_MSGIDS=file] [SENDCHECK_RUN=none]'
 	@echo 'make range-diff  patches/<line>/range-diff-v<N-1>-v<N>.txt against the tag <line>/series-v<N-1>'
 	@echo 'make post     after mailing: tag <line>/series-vN, bump patches/<line>/VERSION'
 	@echo 'make notes    regenerate MAINTAINERS-notes/<line> (get_maintainer per patch)'
@@ -86,6 +87,10 @@ native-sim: deps
 
 mbox: deps
 	@bash ci/mbox.sh
+
+# TREE and BASE are the sender's; the scripts' own TREE is the line's work tree.
+sendcheck: deps
+	@SENDCHECK_TREE="$(TREE)" SENDCHECK_BASE="$(BASE)" TREE= BASE= bash ci/sendcheck.sh
 
 kselftest: deps
 	@bash ci/kselftest.sh

@@ -24,13 +24,15 @@
 #                       guest nanosecond is one guest instruction (the
 #                       user-space benchmark's figures, make bench)
 #   KSELFTEST_RUN=name  results in out/<line>/kselftest-<name>
+#   KSELFTEST_DIR=dir   build the kernel and the programs in dir (make
+#                       sendcheck's tree is not the line's)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 repro="make$LINEOPT kselftest${REV:+ REV=$REV}"
 [ -n "${KSELFTEST_TARGETS:-}" ] || die "$LINE_NAME has no kselftests (KSELFTEST_TARGETS in ci/$LINE_NAME/line.conf)"
 [ -d "$TREE/.git" ] || die "$TREE does not exist" "make$LINEOPT tree"
-KD=$LB/kselftest
+KD=${KSELFTEST_DIR:-$LB/kselftest}
 src=$TREE
 if [ -n "${REV:-}" ]; then
 	rev=$(tgit rev-parse -q --verify "$REV^{commit}") || die "REV=$REV is not a commit of $TREE" "$repro"

@@ -27,7 +27,8 @@
 #   BENCH_SMOKE_ARGS      kernel arguments given before KUNIT_KERNEL_ARGS
 #                         (default: BENCH_SMOKE_DEFAULT, the benchmarks at
 #                         1 MiB x 2 samples)
-#   KUNIT_BUILD_DIR       with KUNIT_NO_BUILD=1: run the kernel built in this
+#   KUNIT_BUILD_DIR       build in this directory (make sendcheck's tree is not
+#                         the line's), or with KUNIT_NO_BUILD=1: run the kernel built in this
 #                         directory (make tuxmake boots tuxmake's build)
 #   KUNIT_SEED            the seed of the randomised tests (default: derived
 #                         from the tree id, so a tree always gets the same

@@ -41,6 +41,11 @@
 #                 patch), "ports", "own" (patches of ours) or a comma list
 #                 of patch numbers; each goes before the sender's
 #                 sign-off (Assisted-by:, ACK's Bug: and Change-Id:)
+#   MBOX_BASE_INFO=out/<line>/sendcheck  what make sendcheck wrote on the
+#                 sender's tree: each posting's cover letter ends with its
+#                 base-commit: and prerequisite lines from there, in place
+#                 of this machine's prerequisite-patch-ids (refused if the
+#                 patches sendcheck applied are not the ones sent)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -85,6 +90,12 @@ if [ -n "${UPSTREAM_TREE:-}" ]; then
 		git -C "$UPSTREAM_TREE" log -1 --format='%B' "$id" | sed '1,/^$/d' > "$updir/$id.body"
 	done
 fi
+if [ -n "${MBOX_BASE_INFO:-}" ]; then
+	[ -d "$MBOX_BASE_INFO" ] || die "MBOX_BASE_INFO=$MBOX_BASE_INFO is not a directory (make sendcheck writes it)" "make$LINEOPT sendcheck TREE=<your tree>"
+	[ -f "$PATCHES/postings" ] || die "MBOX_BASE_INFO is for a line of several postings (LINE=mainline)"
+	[ "${MBOX_CHECK:-0}" != 1 ] ||
+		die "MBOX_CHECK=1 proves the postings on this machine's base; with MBOX_BASE_INFO they name the sender's tree, where make sendcheck proved them" "make$LINEOPT mbox MBOX_BASE_INFO=$MBOX_BASE_INFO"
+fi
 if [ -n "${MBOX_TRAILERS:-}" ]; then
 	[ -f "$MBOX_TRAILERS" ] || die "MBOX_TRAILERS=$MBOX_TRAILERS is not a file" "ls -l $MBOX_TRAILERS"
 fi
@@ -98,9 +109,10 @@ rm -f "$dest"/*.mbx
 # write_mbox DIR NAME PREFIX BASE VERSION [TO [CC]]: DIR's cover letter and
 # patches (in the order of series; a stable posting, which series does not
 # list, in the order of its file names) as out/<line>/mbox/NAME-vVERSION.mbx,
-# addressed To: TO and Cc: CC (comma-separated) where given.
+# addressed To: TO and Cc: CC (comma-separated) where given; BASEINFO, a
+# file make sendcheck wrote, gives the cover letter's base lines.
 write_mbox() {
-	local dir=$1 name=$2 prefix=$3 base=$4 version=$5 to=${6:-} cc=${7:-} rel
+	local dir=$1 name=$2 prefix=$3 base=$4 version=$5 to=${6:-} cc=${7:-} binfo=${8:-} rel
 	rel=${dir#"$PATCHES"}
 	rel=${rel#/}
 	mapfile -t files < <(echo 0000-cover-letter.patch
@@ -110,12 +122,14 @@ write_mbox() {
 			series_list "$PATCHES/series" | { if [ -n "$rel" ]; then sed -n "s|^$rel/||p"; else cat; fi; }
 		fi)
 	python3 - "$dir" "$dest/$name-v$version.mbx" "$version" "${base:0:12}" "$name" "$prefix" \
-		"$project_ident" "$sender" "$to" "$cc" "${UPSTREAM_TREE:+$updir}" "${MBOX_TRAILERS:-}" "${files[@]}" <<'PY'
+		"$project_ident" "$sender" "$to" "$cc" "${UPSTREAM_TREE:+$updir}" "${MBOX_TRAILERS:-}" "$binfo" "${files[@]}" <<'PY'
 import os
 import re
 import sys
 
-pdir, mbx, version, base, name, prefix, project, sender, to, cc, updir, trailers_file, *files = sys.argv[1:]
+pdir, mbx, version, base, name, prefix, project, sender, to, cc, updir, trailers_file, binfo, *files = sys.argv[1:]
+BASE_LINE = re.compile(r'^(base-commit|prerequisite-patch-id|prerequisite-message-id): ')
+base_lines = [l.rstrip('\n') for l in open(binfo, encoding='utf-8') if BASE_LINE.match(l)] if binfo else []
 TRAILER = re.compile(r'^([A-Za-z][A-Za-z0-9-]*): \S')
 extra = []  # (which, trailer) of MBOX_TRAILERS
 if trailers_file:
@@ -215,6 +229,13 @@ with open(mbx, 'w', encoding='utf-8') as out:
                     sys.exit(f'mbox: {fname}: no project sign-off to put the trailers before')
                 msg = '\n'.join(ml[:-1] + add + ml[-1:]) + '\n'
         body = msg + sep + rest
+        if n == 0 and base_lines:
+            # The sender's tree's base and prerequisites (make sendcheck)
+            # in place of this machine's.
+            kept = [l for l in body.rstrip('\n').split('\n') if not BASE_LINE.match(l)]
+            while kept and not kept[-1].strip():
+                kept.pop()
+            body = '\n'.join(kept) + '\n\n' + '\n'.join(base_lines) + '\n'
         # The sender signs: the project's identity becomes the sender's
         # in From: and in its Signed-off-by: (no one else's changes).
         head = re.sub(r'^From: ' + re.escape(project) + '$', lambda m: 'From: ' + sender,
@@ -351,9 +372,18 @@ if [ -f "$PATCHES/postings" ]; then
 				die "${cl#"$TOP"/}: its prerequisite-patch-id lines are not the patch ids of the $(tgit rev-list --count "base..$b") patches it is based on" "make$LINEOPT export"
 		fi
 		at=$((at + count))
+		binfo=
+		if [ -n "${MBOX_BASE_INFO:-}" ]; then
+			binfo=$MBOX_BASE_INFO/$pname.base
+			[ -f "$binfo" ] || die "MBOX_BASE_INFO has no $pname.base: make sendcheck stopped before it, or ran on other postings" "make$LINEOPT sendcheck TREE=<your tree>"
+			want=$(for c in $(tgit rev-list --reverse "$from..${commits[$((at - 1))]}"); do
+				tgit show "$c" | git patch-id --stable | cut -d' ' -f1; done)
+			[ "$(sed -n 's/^# patch-id: *//p' "$binfo")" = "$want" ] ||
+				die "${binfo}: make sendcheck applied other patches than the posting $pname has now: run it again" "make$LINEOPT sendcheck TREE=<your tree>"
+		fi
 		# A local part (prefix "local") is never posted: no mbox.
 		[ "$prefix" = local ] ||
-			posts+=("iov_iter-$LINE_NAME-$pname|$d|${prefix//_/ }|$b|$from|${commits[$((at - 1))]}|$version|$(recipients "$pname" To)|$(recipients "$pname" Cc)")
+			posts+=("iov_iter-$LINE_NAME-$pname|$d|${prefix//_/ }|$b|$from|${commits[$((at - 1))]}|$version|$(recipients "$pname" To)|$(recipients "$pname" Cc)|$binfo")
 		from=${commits[$((at - 1))]}
 	done < <(postings_list "$PATCHES")
 else
@@ -393,8 +423,8 @@ while IFS=$'\t' read -r sname subject prefix to cc; do
 	posts+=("iov_iter-$LINE_NAME-stable-$sname|$sx/stable/$sname|${prefix//_/ }|$b|$c^|$c|1|$to|$cc")
 done < <(stable_postings_list "$PATCHES")
 for p in "${posts[@]}"; do
-	IFS='|' read -r name dir prefix base _ _ ver to cc <<< "$p"
-	[ "$dir" = - ] || write_mbox "$dir" "$name" "$prefix" "$base" "$ver" "$to" "$cc"
+	IFS='|' read -r name dir prefix base _ _ ver to cc binfo <<< "$p"
+	[ "$dir" = - ] || write_mbox "$dir" "$name" "$prefix" "$base" "$ver" "$to" "$cc" "$binfo"
 done
 
 [ "${MBOX_CHECK:-0}" = 1 ] || exit 0

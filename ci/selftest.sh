@@ -733,6 +733,76 @@ else
 	result FAIL notes-reach "the mainline tree is missing: make tree LINE=mainline"
 fi
 
+# --- make sendcheck on three trees -------------------------------------------
+# The mainline postings on a sender's tree: a real git repository of the
+# 7.3.4 base (build/mainline/linux at its base: it passes, and base-commit
+# is that tree's commit), the same tree with a commit that changes the
+# context of fix 1 in the FOLIOQ code (it fails, naming that patch and
+# hunk), and the 6.12.y base (it fails cleanly, the tree untouched).
+# Apply only (SENDCHECK_RUN=none): the builds and runs are make kunit's and
+# make kselftest's, proved by their own stages.
+mtree=$(line_dir mainline build)/linux
+stree=$(line_dir 6.12 build)/linux
+if [ -d "$mtree/.git" ] && [ -d "$stree/.git" ]; then
+	sco=$work/sendcheck-out
+	scr() { env LINE=mainline OUT="$sco" SENDCHECK_RUN=none SENDCHECK_TREE="$1" SENDCHECK_BASE="$2" "${@:3}" bash "$TOP/ci/sendcheck.sh"; }
+	mbase=$(git -C "$mtree" rev-parse base)
+	expect sendcheck-7.3.4 0 'every posting applies to TREE at base' -- scr "$mtree" base
+	expect sendcheck-7.3.4-base-commit 0 "^base-commit: $mbase\$" -- cat "$sco/sendcheck/iov_iter-tests.base"
+	expect sendcheck-7.3.4-prereqs 0 '' -- \
+		test "$(grep -c '^prerequisite-patch-id: ' "$sco/sendcheck/iov_iter-tests.base")" = 6
+	expect sendcheck-7.3.4-base-alone 1 '' -- grep -q '^prerequisite' "$sco/sendcheck/datagram-tests.base"
+	# make mbox writes them into the cover letters, and refuses them once
+	# the postings change.
+	mbm() { env LINE=mainline OUT="$sco" GIT_AUTHOR_NAME='Ann Sender' GIT_AUTHOR_EMAIL=ann@sender.org MBOX_BASE_INFO="$sco/sendcheck" "$@" bash "$TOP/ci/mbox.sh"; }
+	expect mbox-base-info 0 'iov_iter-tests-v[0-9]*.mbx: 19 messages' -- mbm
+	expect mbox-base-info-cover 0 "^base-commit: $mbase\$" -- \
+		bash -c 'sed "/^From [0-9a-f]\{40\} /q" "$1"' _ "$(ls "$sco"/mbox/iov_iter-mainline-iov_iter-tests-v*.mbx)"
+	expect mbox-base-info-no-roundtrip 1 'MBOX_CHECK=1 proves the postings on this machine' -- mbm MBOX_CHECK=1
+	cp -r "$sco/sendcheck" "$work/stale-info"
+	sed -i '0,/^# patch-id: /s/^# patch-id: ./# patch-id: 0/' "$work/stale-info/iov_iter-fixes.base"
+	expect mbox-base-info-stale 1 'iov_iter-fixes.base: make sendcheck applied other patches than the posting iov_iter-fixes has now' -- \
+		mbm MBOX_BASE_INFO="$work/stale-info"
+	printf 'iov_iter-fixes\t<fixes-v1-0@sender.org>\n' > "$work/msgids"
+	expect sendcheck-message-id 0 '' -- scr "$mtree" base SENDCHECK_MSGIDS="$work/msgids"
+	expect sendcheck-message-id-line 0 '^prerequisite-message-id: <fixes-v1-0@sender.org>$' -- cat "$sco/sendcheck/iov_iter-tests.base"
+	expect sendcheck-message-id-rest 0 '' -- \
+		test "$(grep -c '^prerequisite-patch-id: ' "$sco/sendcheck/iov_iter-tests.base")" = 1
+	printf 'no-such-posting\t<x@y>\n' > "$work/msgids.bad"
+	expect sendcheck-message-id-unknown 1 'SENDCHECK_MSGIDS names no-such-posting' -- scr "$mtree" base SENDCHECK_MSGIDS="$work/msgids.bad"
+	# A tree whose FOLIOQ code differs right under fix 1's second hunk, as
+	# a tree without ITER_FOLIOQ would (a commit made without a checkout).
+	fq=$work/folioq-tree
+	git clone -q --shared --no-checkout "$mtree" "$fq"
+	(
+		export GIT_INDEX_FILE=$fq/.git/selftest-index
+		git -C "$fq" read-tree base
+		git -C "$fq" show base:lib/iov_iter.c | python3 -c '
+import sys
+s = sys.stdin.read()
+old = "\n/*\n * Extract a list of contiguous pages from an ITER_FOLIOQ iterator."
+assert s.count(old) == 1, "the FOLIOQ extract comment moved"
+sys.stdout.write(s.replace(old, "/*\n * Extract a list of contiguous pages from an ITER_XARRAY iterator."))' > "$work/iov_iter.c"
+		git -C "$fq" update-index --cacheinfo "100644,$(git -C "$fq" hash-object -w "$work/iov_iter.c"),lib/iov_iter.c"
+		c=$(GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@selftest.invalid GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@selftest.invalid \
+			git -C "$fq" commit-tree "$(git -C "$fq" write-tree)" -p base -m 'iov_iter: no ITER_FOLIOQ extraction (selftest)')
+		git -C "$fq" update-ref refs/heads/no-folioq "$c"
+	)
+	expect sendcheck-folioq-context 1 'FAIL: the posting iov_iter-fixes: 0001-iov_iter-Restore-ITER_KVEC-iterators-without-a-warni.patch does not apply' -- \
+		scr "$fq" no-folioq
+	expect sendcheck-folioq-hunk 0 '^  hunk 2 of lib/iov_iter.c: @@ -1495,7 \+1495,7 @@ void iov_iter_restore' -- cat "$work/out.sendcheck-folioq-context"
+	expect sendcheck-folioq-says-how 0 "reproduce with: make LINE=mainline sendcheck TREE=$fq BASE=no-folioq" -- cat "$work/out.sendcheck-folioq-context"
+	shead=$(git -C "$stree" rev-parse HEAD)
+	expect sendcheck-6.12-base 1 'error: the posting iov_iter-fixes does not apply to TREE at base' -- scr "$stree" base
+	expect sendcheck-6.12-untouched 0 '' -- test "$(git -C "$stree" rev-parse HEAD)" = "$shead" -a -z "$(git -C "$stree" status --porcelain)"
+	expect sendcheck-no-tree 1 'give TREE=<your kernel git tree>' -- scr '' ''
+	expect sendcheck-not-git 1 "is not a git tree with commits" -- scr "$work" ''
+	expect sendcheck-bad-base 1 'BASE=no-such-ref is not a commit of' -- scr "$mtree" no-such-ref
+	expect sendcheck-one-series 1 'is one series' -- env LINE=6.1 SENDCHECK_TREE="$mtree" bash "$TOP/ci/sendcheck.sh"
+else
+	result FAIL sendcheck "the mainline or 6.12.y tree is missing: make tree LINE=mainline; make tree LINE=6.12"
+fi
+
 # --- make deps refuses a disk without room --------------------------------------
 expect deps-disk-full 1 'GiB free on the file system' -- env DISK_MIN_GIB=1000000 bash "$TOP/ci/deps.sh"
 
