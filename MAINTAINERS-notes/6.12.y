@@ -15,7 +15,8 @@ posting goes to stable@vger.kernel.org as [PATCH 6.12.y], with the
 lists get_maintainer.pl names below in Cc:
 
 - iov_iter-fixes: the backports of the mainline line's first two fixes.
-  Not yet upstream: they are sent only once mainline has merged them,
+  Held (local in patches/6.12.y/postings, so make mbox writes none):
+  not yet upstream, they are sent only once mainline has merged them,
   each then with its mainline commit id, and the second only if
   mainline's maintainers want it in stable (it has no Cc: stable there).
 - datagram-hash: stable-only, since mainline removed
@@ -39,23 +40,25 @@ iov_iter-fixes 1/2 iov_iter: Restore ITER_KVEC iterators without a warning
     Alexander Viro <viro@zeniv.linux.org.uk>
     Andrew Morton <akpm@linux-foundation.org>
     linux-kernel@vger.kernel.org
-  Posting iov_iter-fixes, [PATCH 6.12.y]: a backport of the mainline
-  posting's first patch, not yet upstream (its message says so, and it is
-  sent only once mainline has it, with the mainline id). The test hunk is
-  dropped. Fixes: 8fb0f47a9d7a. iov_kunit_save_restore on KVEC warns
-  without it (the splat scan fails the run), mutation
-  restore-warn-parenthesis in ci/6.12.y/mutations.
+  Posting iov_iter-fixes, held (local) until mainline merges it: a
+  backport of the mainline posting's first patch, not yet upstream (its
+  message says so, and it goes out as [PATCH 6.12.y] only once mainline
+  has it, with the mainline id). The test hunk is dropped. Fixes:
+  8fb0f47a9d7a. iov_kunit_save_restore on KVEC warns without it (the
+  splat scan fails the run), mutation restore-warn-parenthesis in
+  ci/6.12.y/mutations.
 
 iov_iter-fixes 2/2 iov_iter: Step over empty bvec segments in iov_iter_get_pages*()
     Alexander Viro <viro@zeniv.linux.org.uk>
     Andrew Morton <akpm@linux-foundation.org>
     linux-kernel@vger.kernel.org
-  Posting iov_iter-fixes, [PATCH 6.12.y]: a backport of the mainline
-  posting's second patch, not yet upstream; mainline tags it Fixes:
-  3d671ca62a08 and 3cf42da327f2 without Cc: stable (no caller known), so
-  it is offered only if mainline's maintainers want it in stable.
-  iov_kunit_get_pages{,_alloc}2 on the BVEC layouts with empty segments
-  fail without it, mutation get-pages-zero-bvec-not-skipped.
+  Posting iov_iter-fixes, held (local) until mainline merges it: a
+  backport of the mainline posting's second patch, not yet upstream;
+  mainline tags it Fixes: 3d671ca62a08 and 3cf42da327f2 without Cc:
+  stable (no caller known), so it is offered only if mainline's
+  maintainers want it in stable. iov_kunit_get_pages{,_alloc}2 on the
+  BVEC layouts with empty segments fail without it, mutation
+  get-pages-zero-bvec-not-skipped.
 
 datagram-hash 1/1 net: datagram: hash a linear copy of mapped fragments in hash_and_copy_to_iter()
     "David S. Miller" <davem@davemloft.net>

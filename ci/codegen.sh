@@ -37,7 +37,9 @@ python3 "$TOP/ci/codegen.py" --base="$CD/base" --tip="$OBJ" \
 	--allow="$LINED/codegen-allow" --out="$dest" "${specs[@]}" ||
 	die "the codegen audit failed" "$repro"
 {
-	echo "$CODEGEN_HEAD$(tgit log -1 --format='%h %s')"
+	# The tree id too: make lint holds the table to the tip's code, which
+	# a change of a commit message alone leaves as it was.
+	echo "$CODEGEN_HEAD$(tgit log -1 --format='%h (tree %t) %s')"
 	echo "functions whose copy primitives, indirect calls, frame or size changed:"
 	echo
 	cat "$dest/table.md"

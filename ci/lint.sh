@@ -134,8 +134,8 @@ if [ -f "$cover" ] && grep -q '^--- last full run ' "$cover" && [ -d "$TREE/.git
 fi
 
 # The codegen table (make codegen, run only in make check-full) names the
-# tip it was made at: after any change of the series it is stale, which
-# only the full run would otherwise find.  The tip is read from the table's
+# tip it was made at and its tree: after any change of the series' code it
+# is stale, which only the full run would otherwise find.  The tip is read from the table's
 # first line, $CODEGEN_HEAD<id> (ci/lib.sh; ci/codegen.sh writes it).
 if [ -f "$cover" ] && grep -q '^--- codegen (generated' "$cover" && [ -d "$TREE/.git" ]; then
 	cgline=$(sed -n '/^--- codegen (generated/,/^--- end of codegen/p' "$cover" |
@@ -150,9 +150,12 @@ if [ -f "$cover" ] && grep -q '^--- codegen (generated' "$cover" && [ -d "$TREE/
 		err "$P/cover-letter.txt: the codegen table has no line \"$CODEGEN_HEAD<commit id> ...\" (CODEGEN_HEAD in ci/lib.sh), so the tip it was made at is unknown" \
 			"make$LINEOPT codegen && make$LINEOPT export"
 	else
-		case $(tgit rev-parse HEAD) in
-		"$cgtip"*) ;;
-		*) err "$P/cover-letter.txt: the codegen table was made at tip $cgtip, not at this tip" \
+		# The same code is the same table: "(tree <id>)" after the commit
+		# id names the tree it was made of.
+		cgtree=$(sed -n 's/^.* (tree \([0-9a-f]\{7,40\}\)) .*$/\1/p' <<< "$cgline")
+		case "$(tgit rev-parse HEAD) ${cgtree:+$(tgit rev-parse 'HEAD^{tree}')}" in
+		"$cgtip"* | *" $cgtree"*) ;;
+		*) err "$P/cover-letter.txt: the codegen table was made at tip $cgtip${cgtree:+ (tree $cgtree)}, not at this tip" \
 			"make$LINEOPT codegen && make$LINEOPT export" ;;
 		esac
 	fi

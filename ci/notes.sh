@@ -22,7 +22,7 @@ out=${NOTES_OUT:-$TOP/MAINTAINERS-notes/$LINE_NAME}
 # they are among them.
 maint=$(sed -n 's/^[MR]:[[:space:]]*//p' "$TREE/MAINTAINERS" 2>/dev/null | sed -n 's/.*<\([^>]*\)>.*/\1/p' | sort -u)
 tmp=$(mktemp)
-trap 'rm -f "$tmp" "$tmp.pp" "$tmp.ex" "$tmp.lists-only"' EXIT
+trap 'rm -f "$tmp" "$tmp.pp" "$tmp.ex" "$tmp.po" "$tmp.lists-only"' EXIT
 
 mapfile -t files < <(series_list "$PATCHES/series")
 for f in "${files[@]}"; do
@@ -61,11 +61,23 @@ if [ -s "$tmp.lists-only" ]; then
 		"make$LINEOPT notes"
 fi
 
-python3 - "$LINED/MAINTAINERS-notes.in" "$tmp.pp" "$tmp.ex" > "$tmp" <<'PY'
+# @POSTINGS@: the postings as patches/<line>/postings and recipients
+# give them (a template that lists them by hand goes stale).
+while read -r p count prefix on; do
+	to=
+	[ ! -f "$PATCHES/recipients" ] ||
+		to=$(awk -F'\t' -v p="$p" '$0 !~ /^#/ && $1 == p && $2 == "To" { sub(/ *<.*/, "", $3); print $3 }' "$PATCHES/recipients" | paste -sd, - | sed 's/,/, /g')
+	case $prefix in local) how="local, never posted" ;; *) how="[${prefix//_/ }]" ;; esac
+	case ${on:-prev} in base) on="on the base alone" ;; *) on="on the postings before it" ;; esac
+	printf -- '- %s: %s patch(es), %s, %s%s\n' "$p" "$count" "$how" "$on" "${to:+; To: $to}" | fold -s -w 70 | sed '2,$s/^/  /; s/[[:space:]]*$//'
+done < <(postings_list "$PATCHES") > "$tmp.po"
+
+python3 - "$LINED/MAINTAINERS-notes.in" "$tmp.pp" "$tmp.ex" "$tmp.po" > "$tmp" <<'PY'
 import sys
-tpl, pp, ex = (open(p, encoding='utf-8').read() for p in sys.argv[1:])
+tpl, pp, ex, po = (open(p, encoding='utf-8').read() for p in sys.argv[1:])
 sys.stdout.write(tpl.replace('@PER_PATCH@\n', pp.rstrip('\n') + '\n')
-                 .replace('@CHECKPATCH_EXCEPTIONS@\n', ex))
+                 .replace('@CHECKPATCH_EXCEPTIONS@\n', ex)
+                 .replace('@POSTINGS@\n', po or '(one series)\n'))
 PY
 if [ "${NOTES_CHECK:-0}" = 1 ]; then
 	diff -u "$out" "$tmp" > /dev/null ||

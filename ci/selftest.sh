@@ -300,6 +300,14 @@ expect lint-stale-codegen 1 'codegen table was made at tip 0123456789, not at th
 sed -i "s/tip = 0123456789 old/tip = $("${mt[@]}" rev-parse --short=9 HEAD) new/" "$work/patches/cover-letter.txt"
 t export > /dev/null 2>&1
 expect lint-codegen-current 0 'consistent' -- t lint
+# A table of another commit of the same tree (a commit message changed)
+# is current; one of another tree is not.
+sed -i "s/tip = [0-9a-f]* new/tip = 0123456789 (tree $("${mt[@]}" rev-parse --short=12 'HEAD^{tree}')) reworded/" "$work/patches/cover-letter.txt"
+t export > /dev/null 2>&1
+expect lint-codegen-same-tree 0 'consistent' -- t lint
+sed -i "s/tip = 0123456789 (tree [0-9a-f]*)/tip = 0123456789 (tree 0123456789ab)/" "$work/patches/cover-letter.txt"
+t export > /dev/null 2>&1
+expect lint-codegen-other-tree 1 'codegen table was made at tip 0123456789 \(tree 0123456789ab\), not at this tip' -- t lint
 cp "$work/cover.orig" "$work/patches/cover-letter.txt"
 rm "$work/patches/VERSION"
 t export > /dev/null 2>&1
@@ -757,7 +765,7 @@ if [ -d "$mtree/.git" ] && [ -d "$stree/.git" ]; then
 	mbm() { env LINE=mainline OUT="$sco" GIT_AUTHOR_NAME='Ann Sender' GIT_AUTHOR_EMAIL=ann@sender.org MBOX_BASE_INFO="$sco/sendcheck" "$@" bash "$TOP/ci/mbox.sh"; }
 	expect mbox-base-info 0 'iov_iter-tests-v[0-9]*.mbx: 19 messages' -- mbm
 	expect mbox-base-info-cover 0 "^base-commit: $mbase\$" -- \
-		bash -c 'sed "/^From [0-9a-f]\{40\} /q" "$1"' _ "$(ls "$sco"/mbox/iov_iter-mainline-iov_iter-tests-v*.mbx)"
+		awk '/^From [0-9a-f]+ /{ n++ } n == 1' "$(ls "$sco"/mbox/iov_iter-mainline-iov_iter-tests-v*.mbx)"
 	expect mbox-base-info-no-roundtrip 1 'MBOX_CHECK=1 proves the postings on this machine' -- mbm MBOX_CHECK=1
 	cp -r "$sco/sendcheck" "$work/stale-info"
 	sed -i '0,/^# patch-id: /s/^# patch-id: ./# patch-id: 0/' "$work/stale-info/iov_iter-fixes.base"
