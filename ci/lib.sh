@@ -72,6 +72,10 @@ OUT_ALL=${OUT_GIVEN:-$TOP/out}
 BENCH_NATIVE=0 DIVERGENCE_MAX=${DIVERGENCE_MAX:-} SRC_SUITE='' BASE_VERSION=''
 BASE_COMMIT_PUBLIC=${BASE_COMMIT_PUBLIC:-yes}
 KSELFTEST_TARGETS='' MBOX_PREFIX='' REACH_CHECK=0
+# ASSISTED_BY: the Assisted-by: trailer make mbox gives every patch of
+# ours (Documentation/process/coding-assistants.rst: "LLM" and the
+# analysis tools used); a line.conf names its own tools.
+ASSISTED_BY='LLM sparse'
 # shellcheck source=6.1.y/line.conf
 . "$LINED/line.conf"
 # SRC_CACHE: where make deps keeps each line's base, the Debian package its

@@ -40,12 +40,18 @@
 #                 line: "<which><TAB><trailer>", which is "*" (every
 #                 patch), "ports", "own" (patches of ours) or a comma list
 #                 of patch numbers; each goes before the sender's
-#                 sign-off (Assisted-by:, ACK's Bug: and Change-Id:)
+#                 sign-off (ACK's Bug: and Change-Id:)
+#   MBOX_ASSISTED_BY="LLM <tools>"  every patch gets an Assisted-by: trailer
+#                 (coding-assistants.rst: the series was written with an AI
+#                 coding assistant, and only the sender signs it); the
+#                 default is the line.conf's ASSISTED_BY, and it cannot be
+#                 turned off
 #   MBOX_BASE_INFO=out/<line>/sendcheck  what make sendcheck wrote on the
 #                 sender's tree: each posting's cover letter ends with its
 #                 base-commit: and prerequisite lines from there, in place
 #                 of this machine's prerequisite-patch-ids (refused if the
-#                 patches sendcheck applied are not the ones sent)
+#                 patches sendcheck applied are not the ones sent); a
+#                 posting it did not check (SENDCHECK_POSTINGS) gets no mbox
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -96,6 +102,9 @@ if [ -n "${MBOX_BASE_INFO:-}" ]; then
 	[ "${MBOX_CHECK:-0}" != 1 ] ||
 		die "MBOX_CHECK=1 proves the postings on this machine's base; with MBOX_BASE_INFO they name the sender's tree, where make sendcheck proved them" "make$LINEOPT mbox MBOX_BASE_INFO=$MBOX_BASE_INFO"
 fi
+assisted=${MBOX_ASSISTED_BY:-$ASSISTED_BY}
+[[ $assisted =~ ^LLM( [A-Za-z0-9._-]+)*$ ]] ||
+	die "MBOX_ASSISTED_BY='$assisted': want \"LLM [tool ...]\" (Documentation/process/coding-assistants.rst); the series was written with an AI coding assistant, and the trailer says so" "make$LINEOPT mbox MBOX_ASSISTED_BY='LLM sparse'"
 if [ -n "${MBOX_TRAILERS:-}" ]; then
 	[ -f "$MBOX_TRAILERS" ] || die "MBOX_TRAILERS=$MBOX_TRAILERS is not a file" "ls -l $MBOX_TRAILERS"
 fi
@@ -122,12 +131,12 @@ write_mbox() {
 			series_list "$PATCHES/series" | { if [ -n "$rel" ]; then sed -n "s|^$rel/||p"; else cat; fi; }
 		fi)
 	python3 - "$dir" "$dest/$name-v$version.mbx" "$version" "${base:0:12}" "$name" "$prefix" \
-		"$project_ident" "$sender" "$to" "$cc" "${UPSTREAM_TREE:+$updir}" "${MBOX_TRAILERS:-}" "$binfo" "${files[@]}" <<'PY'
+		"$project_ident" "$sender" "$to" "$cc" "${UPSTREAM_TREE:+$updir}" "${MBOX_TRAILERS:-}" "$binfo" "$assisted" "${files[@]}" <<'PY'
 import os
 import re
 import sys
 
-pdir, mbx, version, base, name, prefix, project, sender, to, cc, updir, trailers_file, binfo, *files = sys.argv[1:]
+pdir, mbx, version, base, name, prefix, project, sender, to, cc, updir, trailers_file, binfo, assisted, *files = sys.argv[1:]
 BASE_LINE = re.compile(r'^(base-commit|prerequisite-patch-id|prerequisite-message-id): ')
 base_lines = [l.rstrip('\n') for l in open(binfo, encoding='utf-8') if BASE_LINE.match(l)] if binfo else []
 TRAILER = re.compile(r'^([A-Za-z][A-Za-z0-9-]*): \S')
@@ -141,6 +150,8 @@ if trailers_file:
         if not TRAILER.match(trailer) or not re.fullmatch(r'\*|ports|own|[0-9]+(,[0-9]+)*', which):
             sys.exit(f'mbox: {trailers_file}:{n}: want "<*|ports|own|n,m,...><TAB><Tag>: <value>", got {line!r}')
         extra.append((which, trailer))
+if not any(t.lower().startswith('assisted-by:') for _, t in extra):
+    extra.insert(0, ('*', 'Assisted-by: ' + assisted))
 own_words = []  # ports sent with our description (no UPSTREAM_TREE)
 subjects = {}  # a port's upstream subject (UPSTREAM_TREE)
 ids = os.environ.get('MBOX_CHECK') == '1'  # the round trip's .invalid Message-Ids
@@ -375,7 +386,13 @@ if [ -f "$PATCHES/postings" ]; then
 		binfo=
 		if [ -n "${MBOX_BASE_INFO:-}" ]; then
 			binfo=$MBOX_BASE_INFO/$pname.base
-			[ -f "$binfo" ] || die "MBOX_BASE_INFO has no $pname.base: make sendcheck stopped before it, or ran on other postings" "make$LINEOPT sendcheck TREE=<your tree>"
+			if [ ! -f "$binfo" ]; then
+				# make sendcheck did not check it on that tree
+				# (SENDCHECK_POSTINGS): it is not written.
+				log "$pname: no ${binfo#"$TOP"/}: make sendcheck did not check it on that tree, so no mbox"
+				from=${commits[$((at - 1))]}
+				continue
+			fi
 			want=$(for c in $(tgit rev-list --reverse "$from..${commits[$((at - 1))]}"); do
 				tgit show "$c" | git patch-id --stable | cut -d' ' -f1; done)
 			[ "$(sed -n 's/^# patch-id: *//p' "$binfo")" = "$want" ] ||

@@ -344,6 +344,11 @@ expect mbox-signs-sender 0 '2 messages, from Ann Sender <ann@sender.org>' -- \
 expect mbox-signed-off-by 0 '^Signed-off-by: Ann Sender <ann@sender.org>$' -- cat "$work/mbox-out/mbox/iov_iter-6.1.y-p2-v1.mbx"
 expect mbox-no-project-identity 1 '' -- grep -h 'tester@invalid\|^Tester (' "$work/mbox-out/mbox/iov_iter-6.1.y-p2-v1.mbx"
 expect mbox-shortlog-sender 0 '^Ann Sender \(1\):$' -- cat "$work/mbox-out/mbox/iov_iter-6.1.y-p2-v1.mbx"
+# Every patch says it was written with an AI coding assistant
+# (coding-assistants.rst), and the sender cannot turn that off.
+expect mbox-assisted-by 0 '^Assisted-by: LLM coccinelle sparse$' -- cat "$work/mbox-out/mbox/iov_iter-6.1.y-p2-v1.mbx"
+expect mbox-assisted-by-kept 1 'want "LLM \[tool ...\]"' -- \
+	env GIT_AUTHOR_NAME='Ann Sender' GIT_AUTHOR_EMAIL=ann@sender.org MBOX_ASSISTED_BY=none "${mb[@]}" bash "$TOP/ci/mbox.sh"
 expect mbox-reserved-domain 0 'warning: ann@sender.example is at a reserved domain' -- \
 	env GIT_AUTHOR_NAME='Ann Sender' GIT_AUTHOR_EMAIL=ann@sender.example "${mb[@]}" bash "$TOP/ci/mbox.sh"
 printf '# A stale base\nbase-commit: %040d\n' 0 >> "$work/patches/p2/0000-cover-letter.patch"

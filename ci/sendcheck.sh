@@ -14,25 +14,35 @@
 #      "prev" onto BASE and every posting before it.  A patch that does not
 #      apply stops the run, which names the posting, the patch and the hunk
 #      (git apply --check's "patch failed: <file>:<line>", as the patch's
-#      "@@" header of that hunk).  A patch that needed a 3-way merge is
-#      named, too.
-#   3. For each posting, out/<line>/sendcheck/<posting>.base gets the lines
+#      "@@" header of that hunk).  A patch that applies only with a 3-way
+#      merge fails too: the mail carries it as it is.
+#   3. The messages' references are looked up in TREE: a Fixes: or
+#      'commit <id> ("<subject>")' whose subject differs there fails, an id
+#      TREE lacks is named, and for each patch with a Fixes: tag git blame
+#      names the commits (and authors) that wrote the lines it changes,
+#      and a Fixes: author it does not Cc (references.txt).
+#   4. For each posting, out/<line>/sendcheck/<posting>.base gets the lines
 #      its cover letter ends with: "base-commit: <BASE in TREE>", then, for
 #      a posting on the ones before it, "prerequisite-message-id:" for each
 #      of them that SENDCHECK_MSGIDS names and "prerequisite-patch-id:" (as
 #      TREE's git patch-id gives it) for each patch of the others.
 #      make mbox MBOX_BASE_INFO=out/<line>/sendcheck writes them into the
 #      cover letters.
-#   4. The whole tree is checked out and the line's suites are built and
+#   5. The whole tree is checked out and the line's suites are built and
 #      run there, as make kunit and make kselftest judge them: KUnit on
 #      x86_64 and on UML (kunit.py's default), and the line's kselftests.
 #
+#   SENDCHECK_POSTINGS="a b"  check only these postings (one tree per
+#                            destination: the vfs ones on a vfs tree,
+#                            datagram-tests on net-next); the postings
+#                            they are on are applied first, as their
+#                            prerequisites, and the others are left out
 #   SENDCHECK_MSGIDS=<file>  "<posting><TAB><message-id of its cover
 #                            letter>" for postings already sent
-#   SENDCHECK_RUN="kunit-x86_64 kunit-um kselftest"  the runs of step 4
+#   SENDCHECK_RUN="kunit-x86_64 kunit-um kselftest"  the runs of step 5
 #                            (default all three; "none": apply only, as
 #                            the self-tests do)
-# Results: out/<line>/sendcheck/{sendcheck.log,<posting>.base}, the runs
+# Results: out/<line>/sendcheck/{sendcheck.log,references.txt,<posting>.base}, the runs
 # under out/<line>/kunit/sendcheck-<arch> and out/<line>/kselftest-sendcheck.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -59,6 +69,10 @@ done
 
 dest=$OUT/sendcheck
 wt=$dest/tree
+# One run at a time: a second one would delete the first one's tree.
+mkdir -p "$OUT"
+exec 9> "$OUT/sendcheck.lock"
+flock -n 9 || die "another make sendcheck is running on ${OUT#"$TOP"/}/sendcheck" "$repro"
 rm -rf "$dest"
 mkdir -p "$dest"
 slog=$dest/sendcheck.log
@@ -107,7 +121,13 @@ apply() {
 			die "the posting $p does not apply to TREE at ${sbase:-HEAD} (log: ${slog#"$TOP"/})" "$repro"
 		fi
 		if echo "$out" | grep -q '3-way merge'; then
-			say "note: the posting $p: ${f#*/} applied with a 3-way merge (its context differs in TREE)"
+			# The mail carries the patch as it is: a maintainer's plain
+			# git am fails where this needed a merge.
+			say "FAIL: the posting $p: ${f#*/} applies only with a 3-way merge: its context differs in TREE"
+			g reset -q --hard HEAD^
+			where "$PATCHES/$f" | tee -a "$slog" >&2
+			g checkout -q -f --detach "$start"
+			die "the posting $p does not apply as mailed to TREE at ${sbase:-HEAD}: rebase the line on it (make tree KERNEL_SRC=...) or send it elsewhere" "$repro"
 		fi
 	done < <(series_list "$PATCHES/series" | grep "^$p/")
 }
@@ -156,16 +176,37 @@ patch_ids() {
 	done
 }
 
-# --- 2. and 3. Each posting onto its prerequisites ----------------------------
+# --- 2. and 4. Each posting onto its prerequisites ----------------------------
+# The postings to apply: the chosen ones, and every one before a chosen
+# one that is on "prev" (its prerequisites).
+mapfile -t all < <(postings_list "$PATCHES")
+declare -A want=()
+if [ -n "${SENDCHECK_POSTINGS:-}" ]; then
+	for q in $SENDCHECK_POSTINGS; do
+		printf '%s\n' "${all[@]}" | awk -v p="$q" '$1 == p { f = 1 } END { exit !f }' ||
+			die "SENDCHECK_POSTINGS names $q, which ${PATCHES#"$TOP"/}/postings does not" "$repro"
+		want[$q]=1
+	done
+	need=0
+	for ((k = ${#all[@]} - 1; k >= 0; k--)); do
+		read -r q _ _ qon <<< "${all[$k]}"
+		if [ "$need" = 1 ] && [ -z "${want[$q]:-}" ]; then want[$q]=prereq; fi
+		if [ -n "${want[$q]:-}" ] && [ "${qon:-prev}" != base ]; then need=1; fi
+	done
+else
+	for q in "${all[@]}"; do want[${q%%[[:space:]]*}]=1; done
+fi
 chain=$base
 prereqs=() # the postings before, in order, each "name from to"
 while read -r p count _ on; do
+	[ -n "${want[$p]:-}" ] || { say "skipped: the posting $p (not in SENDCHECK_POSTINGS)"; continue; }
 	if [ "${on:-prev}" = base ]; then start=$base; else start=$chain; fi
 	apply "$p" "$start"
 	tip=$(g rev-parse HEAD)
 	n=$(g rev-list --count "$start..$tip")
 	[ "$n" = "$count" ] || die "the posting $p applied as $n commits; ${PATCHES#"$TOP"/}/postings says $count" "$repro"
 	say "ok: the posting $p: $count patch(es) apply on ${start:0:12}${on:+ ($on)}"
+	g rev-list --reverse "$start..$tip" | sed "s|^|$p |" >> "$dest/applied"
 	{
 		echo "# make sendcheck: TREE $stree at ${sbase:-HEAD}"
 		echo "# the posting's patches (mbox checks they are the ones it sends):"
@@ -182,6 +223,8 @@ while read -r p count _ on; do
 			done
 		fi
 	} > "$dest/$p.base"
+	# A prerequisite only: applied, not to be sent from this tree.
+	[ "${want[$p]}" = 1 ] || { mv "$dest/$p.base" "$dest/$p.base.prereq"; say "(the posting $p is applied as a prerequisite only)"; }
 	# A posting on the base alone still goes under the later ones: the
 	# chain takes it too.
 	if [ "$start" != "$chain" ]; then
@@ -193,11 +236,88 @@ while read -r p count _ on; do
 		chain=$tip
 	fi
 	prereqs+=("$p $from $chain")
-done < <(postings_list "$PATCHES")
+done < <(printf '%s\n' "${all[@]}")
 g branch -q -f sendcheck "$chain"
-say "every posting applies to TREE at ${sbase:-HEAD}: the cover letters' base lines are in ${dest#"$TOP"/}/<posting>.base (make$LINEOPT mbox MBOX_BASE_INFO=${dest#"$TOP"/})"
 
-# --- 4. The suites, on that tree ---------------------------------------------
+# --- The references, on TREE's history ------------------------------------------
+# Each Fixes: tag and 'commit <id> ("<subject>")' reference of the
+# messages, looked up in TREE: a subject that differs is an error; an id
+# TREE lacks is named (a tree with history has every mainline one).  For
+# a patch with Fixes:, git blame of the lines it removes (at the commit
+# it was applied on) names the commits that wrote them, with their
+# authors, beside the tag, and a Fixes: author the patch does not Cc is
+# named: a Fixes: tag names the commit that wrote the lines it changes.
+python3 - "$wt" "$dest/applied" "$PATCHES/recipients" <<'PY' | tee "$dest/references.txt" | tee -a "$slog" ||
+import re
+import subprocess
+import sys
+
+wt, applied, recipients = sys.argv[1:]
+
+
+def git(*args):
+    r = subprocess.run(['git', '-C', wt, *args], capture_output=True, text=True)
+    return r.stdout if r.returncode == 0 else None
+
+
+rcpt = {}
+try:
+    for line in open(recipients, encoding='utf-8'):
+        f = line.rstrip('\n').split('\t')
+        if len(f) == 3 and not line.startswith('#'):
+            rcpt.setdefault(f[0], []).append(f[2].lower())
+except FileNotFoundError:
+    pass
+bad = 0
+for line in open(applied, encoding='utf-8'):
+    posting, c = line.split()
+    msg = git('log', '-1', '--format=%B', c)
+    subj = msg.split('\n', 1)[0]
+    flat = ' '.join(msg.split())
+    refs = re.findall(r'\b(?:commit|Fixes:) ([0-9a-f]{12,40}) \("(.+?)"\)', flat)
+    fixes = re.findall(r'^Fixes: ([0-9a-f]{12,40})', msg, re.M)
+    for rid, rsubj in refs:
+        have = git('log', '-1', '--format=%s', rid + '^{commit}')
+        if have is None:
+            print(f'sendcheck: note: {posting}: "{subj}" names {rid[:12]} ("{rsubj}"), which TREE has not')
+        elif have.strip() != rsubj:
+            print(f'sendcheck: FAIL: {posting}: "{subj}" names {rid[:12]} as "{rsubj}", but in TREE it is "{have.strip()}"')
+            bad += 1
+    if not fixes:
+        continue
+    cc = (msg + ' ' + ' '.join(rcpt.get(posting, []))).lower()
+    for fid in fixes:
+        author = git('log', '-1', '--format=%an <%ae>', fid + '^{commit}')
+        if author and author.split('<')[-1].rstrip('>\n').lower() not in cc:
+            print(f'sendcheck: note: {posting}: "{subj}": Fixes: {fid[:12]} is by {author.strip()}, whom neither the patch nor the posting Cc\'s')
+    diff = git('show', '--format=', '-U0', c)
+    wrote = {}
+    path = None
+    for l in diff.split('\n'):
+        m = re.match(r'^--- a/(\S+)$', l)
+        if m:
+            path = m[1]
+        h = re.match(r'^@@ -(\d+)(?:,(\d+))? ', l)
+        if h and path and h[2] != '0':
+            a = int(h[1])
+            n = int(h[2] or 1)
+            out = git('blame', '--porcelain', '-L', f'{a},{a + n - 1}', c + '^', '--', path) or ''
+            for b in re.findall(r'^([0-9a-f]{40}) \d+ \d+', out, re.M):
+                wrote[b] = wrote.get(b, 0) + 1
+    if not wrote:
+        print(f'sendcheck: note: {posting}: "{subj}" removes no line: git blame has nothing to name')
+        continue
+    names = ', '.join(f'{b[:12]} ("{git("log", "-1", "--format=%s", b).strip()}", {git("log", "-1", "--format=%an", b).strip()})'
+                      for b in sorted(wrote, key=wrote.get, reverse=True))
+    hit = any(b.startswith(f) for b in wrote for f in fixes)
+    print(f'sendcheck: {"ok" if hit else "note"}: {posting}: "{subj}": Fixes: {", ".join(f[:12] for f in fixes)}; '
+          f'the lines it changes were written by {names}')
+sys.exit(1 if bad else 0)
+PY
+	die "a commit reference names another subject than TREE has (${dest#"$TOP"/}/references.txt)" "$repro"
+say "${SENDCHECK_POSTINGS:+the chosen postings ($SENDCHECK_POSTINGS)}${SENDCHECK_POSTINGS:-every posting} apply to TREE at ${sbase:-HEAD}: the cover letters' base lines are in ${dest#"$TOP"/}/<posting>.base (make$LINEOPT mbox MBOX_BASE_INFO=${dest#"$TOP"/})"
+
+# --- 5. The suites, on that tree ---------------------------------------------
 [ -n "$runs" ] || { say "SENDCHECK_RUN=none: nothing built or run"; exit 0; }
 say "checking out the whole tree for the builds"
 g sparse-checkout disable
