@@ -33,6 +33,9 @@
 #                 and tags) is taken from that commit in the sender's
 #                 tree, and our note and the sender's sign-off follow it;
 #                 without it mbox says which ports still carry our words
+#   MBOX_STABLE_FORM=request|patch  a stable posting of a port: a request
+#                 to apply the mainline commit (the default), or, with
+#                 UPSTREAM_TREE, the commit itself in stable's form
 #   MBOX_OWN_WORDS=1  write the ports with our description even without
 #                 UPSTREAM_TREE (a dry run, not to be sent; make check's round
 #                 trip); without either, mbox refuses
@@ -105,6 +108,11 @@ fi
 assisted=${MBOX_ASSISTED_BY:-$ASSISTED_BY}
 [[ $assisted =~ ^LLM( [A-Za-z0-9._-]+)*$ ]] ||
 	die "MBOX_ASSISTED_BY='$assisted': want \"LLM [tool ...]\" (Documentation/process/coding-assistants.rst); the series was written with an AI coding assistant, and the trailer says so" "make$LINEOPT mbox MBOX_ASSISTED_BY='LLM sparse'"
+case ${MBOX_STABLE_FORM:-request} in
+request) ;;
+patch) [ -n "${UPSTREAM_TREE:-}" ] || die "MBOX_STABLE_FORM=patch takes the commit from UPSTREAM_TREE=<a git clone of mainline>" "make$LINEOPT mbox UPSTREAM_TREE=<clone> MBOX_STABLE_FORM=patch" ;;
+*) die "MBOX_STABLE_FORM=${MBOX_STABLE_FORM}: request (the default) or patch" "make$LINEOPT mbox" ;;
+esac
 if [ -n "${MBOX_TRAILERS:-}" ]; then
 	[ -f "$MBOX_TRAILERS" ] || die "MBOX_TRAILERS=$MBOX_TRAILERS is not a file" "ls -l $MBOX_TRAILERS"
 fi
@@ -291,7 +299,8 @@ PY
 # second option: the commit applies as it is, and stable picks it from
 # mainline itself): the subject names the commit, the body is TEXT (the
 # posting's cover-letter.txt: the regression, the Fixes: target and how
-# it was tested) without its title line.  With UPSTREAM_TREE, the commit
+# it was tested) without its title line.  With MBOX_STABLE_FORM=patch
+# (which needs UPSTREAM_TREE), the commit
 # itself in stable's form instead (the third option): the sender's
 # tree's format-patch of UPID, its author and every tag of its own kept,
 # "commit <id> upstream." first and the sender's sign-off last, TEXT
@@ -300,7 +309,7 @@ PY
 stable_port() {
 	local name=$1 text=$2 upid=$3 prefix=$4 base=$5 to=$6 cc=$7 up=
 	[ -f "$text" ] || die "${text#"$TOP"/} is missing (the stable posting's text)" "make$LINEOPT lint"
-	if [ -n "${UPSTREAM_TREE:-}" ]; then
+	if [ "${MBOX_STABLE_FORM:-request}" = patch ]; then
 		up=$updir/$upid.patch
 		git -C "$UPSTREAM_TREE" format-patch -1 --stdout --no-signature "$upid" > "$up"
 	fi
@@ -433,7 +442,7 @@ while IFS=$'\t' read -r sname subject prefix to cc; do
 		# A port of a mainline commit: stable takes the commit itself.
 		stable_port "iov_iter-$LINE_NAME-stable-$sname" "$PATCHES/stable/$sname/cover-letter.txt" \
 			"$upid" "${prefix//_/ }" "$b" "$to" "$cc"
-		[ -z "${UPSTREAM_TREE:-}" ] ||
+		[ "${MBOX_STABLE_FORM:-request}" != patch ] ||
 			posts+=("iov_iter-$LINE_NAME-stable-$sname|-|${prefix//_/ }|$b|$c^|$c|1|$to|$cc")
 		continue
 	fi

@@ -452,6 +452,13 @@ expect mbox-upstream-not-ours 1 '' -- has "$pmbx" 3 '^Our words.$'
 expect mbox-upstream-chain-note-sender 0 '^Reviewed-by: Rae Reviewer <rae@upstream.invalid>\|Signed-off-by: Max Maint <max@upstream.invalid>\|\[ 6.1: our note \]\|Signed-off-by: Ann Sender <ann@sender.org>$' -- tailof "$pmbx" 3 4
 expect mbox-upstream-commit-line 0 "^commit $upid upstream.\$" -- msgof "$pmbx" 3
 expect mbox-upstream-subject 0 '^Subject: \[PATCH vendor-6.1 3/3\] lib: add three$' -- cat "$pmbx"
+# UPSTREAM_TREE alone keeps the stable posting a request (the default);
+# MBOX_STABLE_FORM=patch makes it the commit in stable's form.
+expect mbox-stable-request-kept 0 '^Subject: \[6.1.y\] please apply commit ' -- cat "$smbx"
+expect mbox-stable-form-needs-tree 1 'MBOX_STABLE_FORM=patch takes the commit from UPSTREAM_TREE' -- \
+	"${ann[@]}" "${pt[@]}" MBOX_STABLE_FORM=patch bash "$TOP/ci/mbox.sh"
+expect mbox-stable-form-patch 0 'iov_iter-6.1.y-v1.mbx: 4 messages' -- \
+	"${ann[@]}" "${pt[@]}" UPSTREAM_TREE="$up" MBOX_STABLE_FORM=patch bash "$TOP/ci/mbox.sh"
 expect mbox-stable-cherry-pick 0 "^commit $upid upstream.\$" -- cat "$smbx"
 expect mbox-stable-cherry-pick-author 0 '^From: Una Upstream <una@upstream.invalid>$' -- cat "$smbx"
 expect mbox-stable-cherry-pick-tags 0 '^Reviewed-by: Rae Reviewer <rae@upstream.invalid>$' -- cat "$smbx"
@@ -760,7 +767,7 @@ if [ -d "$mtree/.git" ] && [ -d "$stree/.git" ]; then
 	sco=$work/sendcheck-out
 	scr() { env LINE=mainline OUT="$sco" SENDCHECK_RUN=none SENDCHECK_TREE="$1" SENDCHECK_BASE="$2" "${@:3}" bash "$TOP/ci/sendcheck.sh"; }
 	mbase=$(git -C "$mtree" rev-parse base)
-	expect sendcheck-7.3.4 0 'every posting applies to TREE at base' -- scr "$mtree" base
+	expect sendcheck-7.3.4 0 'all the postings apply to TREE at base' -- scr "$mtree" base
 	expect sendcheck-7.3.4-base-commit 0 "^base-commit: $mbase\$" -- cat "$sco/sendcheck/iov_iter-tests.base"
 	expect sendcheck-7.3.4-prereqs 0 '' -- \
 		test "$(grep -c '^prerequisite-patch-id: ' "$sco/sendcheck/iov_iter-tests.base")" = 6

@@ -315,7 +315,7 @@ for line in open(applied, encoding='utf-8'):
 sys.exit(1 if bad else 0)
 PY
 	die "a commit reference names another subject than TREE has (${dest#"$TOP"/}/references.txt)" "$repro"
-say "${SENDCHECK_POSTINGS:+the chosen postings ($SENDCHECK_POSTINGS)}${SENDCHECK_POSTINGS:-every posting} apply to TREE at ${sbase:-HEAD}: the cover letters' base lines are in ${dest#"$TOP"/}/<posting>.base (make$LINEOPT mbox MBOX_BASE_INFO=${dest#"$TOP"/})"
+say "${SENDCHECK_POSTINGS:+the chosen postings ($SENDCHECK_POSTINGS)}${SENDCHECK_POSTINGS:-all the postings} apply to TREE at ${sbase:-HEAD}: the cover letters' base lines are in ${dest#"$TOP"/}/<posting>.base (make$LINEOPT mbox MBOX_BASE_INFO=${dest#"$TOP"/})"
 
 # --- 5. The suites, on that tree ---------------------------------------------
 [ -n "$runs" ] || { say "SENDCHECK_RUN=none: nothing built or run"; exit 0; }
