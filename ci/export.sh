@@ -173,7 +173,8 @@ fi
 [ ! -f "$PATCHES/postings" ] || cp "$PATCHES/postings" "$tmp/postings"
 patch_files "$tmp" > "$tmp/series"
 # Stable postings (patches/<line>/stable/postings: name, the subject of
-# one commit of the series, subject prefix): that commit also goes out
+# one commit of the series (or "request <mainline id>": a request to
+# apply a commit the series has no port of), subject prefix): that commit also goes out
 # alone, picked onto the line's base, to stable, from
 # stable/<name>/cover-letter.txt.  The series keeps it (a vendor takes
 # the series whether stable has taken the fix or not).  patches/ holds
@@ -181,6 +182,9 @@ patch_files "$tmp" > "$tmp/series"
 # mbox has it written (EXPORT_STABLE=1, into its own EXPORT_DIR) when it
 # builds the mbox.
 while [ "${EXPORT_STABLE:-0}" = 1 ] && IFS=$'\t' read -r name subject prefix _; do
+	# A request to apply a mainline commit (subject "request <id>")
+	# carries no patch: make mbox writes it from its text alone.
+	case $subject in request\ *) continue ;; esac
 	[ -f "$PATCHES/stable/$name/cover-letter.txt" ] ||
 		die "${PATCHES#"$TOP"/}/stable/$name/cover-letter.txt is missing (the stable posting's cover letter)"
 	c=$(tgit log --format='%H %s' base..HEAD | awk -v s="$subject" '{ h = $1; sub(/^[^ ]* /, "") } $0 == s { print h }')

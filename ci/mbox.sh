@@ -430,6 +430,17 @@ while IFS=$'\t' read -r sname subject prefix to cc; do
 	if [ -z "$prefix" ] || [ -z "$to" ]; then
 		die "${PATCHES#"$TOP"/}/stable/postings: $sname needs a subject, a prefix and a To: (tab-separated)" "make$LINEOPT lint"
 	fi
+	case $subject in
+	request\ *)
+		# A request to apply a mainline commit the series has no port
+		# of: its text alone (stable-kernel-rules.rst, option 2).
+		rid=${subject#request }
+		[[ $rid =~ ^[0-9a-f]{12,40}$ ]] || die "${PATCHES#"$TOP"/}/stable/postings: $sname: \"request <mainline commit id>\", got \"$subject\"" "make$LINEOPT lint"
+		MBOX_STABLE_FORM=request stable_port "iov_iter-$LINE_NAME-stable-$sname" "$PATCHES/stable/$sname/cover-letter.txt" \
+			"$rid" "${prefix//_/ }" "$(tgit rev-parse base)" "$to" "$cc"
+		continue
+		;;
+	esac
 	cl=$sx/stable/$sname/0000-cover-letter.patch
 	[ -f "$cl" ] || die "make export wrote no ${cl#"$TOP"/}" "make$LINEOPT mbox"
 	[ -d "$TREE/.git" ] || die "$TREE does not exist" "make$LINEOPT tree"
