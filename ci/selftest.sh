@@ -418,6 +418,10 @@ MSG
 mkdir -p "$work/ppatches/stable/three"
 printf 'three (6.1.y)\n\nPlease apply to 6.1.y the mainline commit\n\n  %s ("lib: add three")\n\nHow it was tested: here.\n' "$upid" > "$work/ppatches/stable/three/cover-letter.txt"
 printf 'three\tlib: three, in our words\tPATCH_6.1.y\tstable@vger.kernel.org\tUna Upstream <una@upstream.invalid>\n' > "$work/ppatches/stable/postings"
+# A request for a mainline commit the series has no port of: its text alone.
+mkdir -p "$work/ppatches/stable/four"
+printf 'four (6.1.y)\n\nPlease apply\n0123456789ab ("lib: add four")\nto 6.1.y.\n' > "$work/ppatches/stable/four/cover-letter.txt"
+printf 'four\trequest 0123456789ab\tPATCH_6.1.y\tstable@vger.kernel.org\t\n' >> "$work/ppatches/stable/postings"
 ann=(env GIT_AUTHOR_NAME='Ann Sender' GIT_AUTHOR_EMAIL=ann@sender.org)
 pmbx=$work/pout/mbox/iov_iter-6.1.y-v1.mbx
 smbx=$work/pout/mbox/iov_iter-6.1.y-stable-three-v1.mbx
@@ -444,6 +448,9 @@ expect mbox-port-chain-note-sender 0 '^Signed-off-by: Una Upstream <una@upstream
 expect mbox-own-from-sender 0 '^From: Ann Sender <ann@sender.org>$' -- bash -c "sed -n '/^From [0-9a-f]\{40\} /,/^Subject/p' '$pmbx' | sed -n '/^From: /p' | sort -u"
 expect mbox-stable-request 0 '^Subject: \[6.1.y\] please apply commit '"${upid:0:12}"' \("lib: add three"\)$' -- cat "$smbx"
 expect mbox-stable-request-no-patch 1 '' -- grep -q '^diff --git' "$smbx"
+rmbx=$work/pout/mbox/iov_iter-6.1.y-stable-four-v1.mbx
+expect mbox-stable-request-row 0 '^Subject: \[6.1.y\] please apply commit 0123456789ab \("lib: add four"\)$' -- cat "$rmbx"
+expect mbox-stable-request-row-no-patch 1 '' -- grep -q '^diff --git' "$rmbx"
 expect mbox-upstream-tree 0 'iov_iter-6.1.y-v1.mbx: 4 messages' -- \
 	"${ann[@]}" "${pt[@]}" UPSTREAM_TREE="$up" bash "$TOP/ci/mbox.sh"
 expect mbox-upstream-message 0 '^The upstream words.$' -- msgof "$pmbx" 3
