@@ -153,8 +153,9 @@ if [ -f "$cover" ] && grep -q '^--- codegen (generated' "$cover" && [ -d "$TREE/
 		# The same code is the same table: "(tree <id>)" after the commit
 		# id names the tree it was made of.
 		cgtree=$(sed -n 's/^.* (tree \([0-9a-f]\{7,40\}\)) .*$/\1/p' <<< "$cgline")
-		case "$(tgit rev-parse HEAD) ${cgtree:+$(tgit rev-parse 'HEAD^{tree}')}" in
-		"$cgtip"* | *" $cgtree"*) ;;
+		here="$(tgit rev-parse HEAD) $(tgit rev-parse 'HEAD^{tree}')"
+		case $here in
+		"$cgtip"* | *" ${cgtree:-no tree}"*) ;;
 		*) err "$P/cover-letter.txt: the codegen table was made at tip $cgtip${cgtree:+ (tree $cgtree)}, not at this tip" \
 			"make$LINEOPT codegen && make$LINEOPT export" ;;
 		esac
