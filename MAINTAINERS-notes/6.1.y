@@ -17,7 +17,7 @@ names below are who wrote and maintain the code, for the sender to copy
 where that tree's rules ask for it).  Stable takes no feature series;
 the one fix stable can take, patch 13 (caif, a regression since v6.0),
 goes there as a request to apply mainline's c19175141079
-(patches/6.1.y/stable/caif/, make mbox), or with UPSTREAM_TREE as that
+(patches/6.1.y/stable/caif/, make mbox), or with UPSTREAM_TREE and MBOX_STABLE_FORM=patch as that
 commit in stable's form.  The 22 ports are From: their upstream authors,
 with the author's sign-off (the whole upstream chain is taken from
 mainline when sent, make mbox UPSTREAM_TREE=) and the sender's sign-off
