@@ -198,14 +198,16 @@ else
 fi
 chain=$base
 prereqs=() # the postings before, in order, each "name from to"
-while read -r p count _ on; do
+while read -r p count prefix on; do
 	[ -n "${want[$p]:-}" ] || { say "skipped: the posting $p (not in SENDCHECK_POSTINGS)"; continue; }
 	if [ "${on:-prev}" = base ]; then start=$base; else start=$chain; fi
 	apply "$p" "$start"
 	tip=$(g rev-parse HEAD)
 	n=$(g rev-list --count "$start..$tip")
 	[ "$n" = "$count" ] || die "the posting $p applied as $n commits; ${PATCHES#"$TOP"/}/postings says $count" "$repro"
-	say "ok: the posting $p: $count patch(es) apply on ${start:0:12}${on:+ ($on)}"
+	local_note=
+	[ "$prefix" != local ] || local_note=" (a local part: tested, never sent)"
+	say "ok: the posting $p: $count patch(es) apply on ${start:0:12}${on:+ ($on)}$local_note"
 	g rev-list --reverse "$start..$tip" | sed "s|^|$p |" >> "$dest/applied"
 	{
 		echo "# make sendcheck: TREE $stree at ${sbase:-HEAD}"
