@@ -20,9 +20,10 @@ lists get_maintainer.pl names below in Cc:
   each then with its mainline commit id, and the second only if
   mainline's maintainers want it in stable (it has no Cc: stable there).
 - datagram-hash: stable-only, since mainline removed
-  hash_and_copy_to_iter() in v6.16 (c93f75b2d755); netdev and the nvme
-  list in Cc:, as nvme-tcp is its user.  The older stable lines have the
-  same code.
+  hash_and_copy_to_iter() in v6.16 (c93f75b2d755); the networking and
+  NVMe maintainers and lists in Cc: (patches/6.12.y/recipients), as
+  nvme-tcp is its user.  The older stable lines have the same bug in
+  lib/iov_iter.c, where this patch does not apply.
 - no patch, a request: that stable apply mainline's 72698020e15d
   ("iov_iter: Fix a memory leak in iov_iter_extract_user_pages()",
   v7.2-rc2) as it is to 6.12.y and the other lines from 6.6 on that lack
@@ -73,9 +74,9 @@ datagram-hash 1/1 net: datagram: hash a linear copy of mapped fragments in hash_
   (c93f75b2d755); Documentation/process/stable-kernel-rules.rst asks such
   a patch to say why mainline has no equivalent, and its message does.
   Hashing stops at the first failed bounce allocation. Fixes:
-  65d69e2505bb, Cc: stable. iov_net_hash_datagram reports a wrong digest
-  under kmap-force without it, mutation hash-mapped-address-not-bounced
-  (i386:kmap-force).
+  65d69e2505bb; sent To: stable@, so no Cc: stable trailer.
+  iov_net_hash_datagram reports a wrong digest under kmap-force without
+  it, mutation hash-mapped-address-not-bounced (i386:kmap-force).
 
 local 1/8 iov_iter: iter_iov_len() of an ITER_UBUF is its count
     Alexander Viro <viro@zeniv.linux.org.uk>
