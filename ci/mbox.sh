@@ -158,7 +158,7 @@ if trailers_file:
         if not TRAILER.match(trailer) or not re.fullmatch(r'\*|ports|own|[0-9]+(,[0-9]+)*', which):
             sys.exit(f'mbox: {trailers_file}:{n}: want "<*|ports|own|n,m,...><TAB><Tag>: <value>", got {line!r}')
         extra.append((which, trailer))
-if not any(t.lower().startswith('assisted-by:') for _, t in extra):
+if not any(w == '*' and t.lower().startswith('assisted-by:') for w, t in extra):
     extra.insert(0, ('*', 'Assisted-by: ' + assisted))
 own_words = []  # ports sent with our description (no UPSTREAM_TREE)
 subjects = {}  # a port's upstream subject (UPSTREAM_TREE)

@@ -276,7 +276,7 @@ for line in open(applied, encoding='utf-8'):
     msg = git('log', '-1', '--format=%B', c)
     subj = msg.split('\n', 1)[0]
     flat = ' '.join(msg.split())
-    refs = re.findall(r'\b(?:commit|Fixes:) ([0-9a-f]{12,40}) \("(.+?)"\)', flat)
+    refs = re.findall(r'\b(?:commit|Fixes:) ([0-9a-f]{12,40}) \("([^"]+)"', flat)
     fixes = re.findall(r'^Fixes: ([0-9a-f]{12,40})', msg, re.M)
     for rid, rsubj in refs:
         have = git('log', '-1', '--format=%s', rid + '^{commit}')
