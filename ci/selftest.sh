@@ -777,12 +777,12 @@ if [ -d "$mtree/.git" ] && [ -d "$stree/.git" ]; then
 	expect sendcheck-7.3.4 0 'all the postings apply to TREE at base' -- scr "$mtree" base
 	expect sendcheck-7.3.4-base-commit 0 "^base-commit: $mbase\$" -- cat "$sco/sendcheck/iov_iter-tests.base"
 	expect sendcheck-7.3.4-prereqs 0 '' -- \
-		test "$(grep -c '^prerequisite-patch-id: ' "$sco/sendcheck/iov_iter-tests.base")" = 7
+		test "$(grep -c '^prerequisite-patch-id: ' "$sco/sendcheck/iov_iter-tests.base")" = 6
 	expect sendcheck-7.3.4-base-alone 1 '' -- grep -q '^prerequisite' "$sco/sendcheck/datagram-tests.base"
 	# make mbox writes them into the cover letters, and refuses them once
 	# the postings change.
 	mbm() { env LINE=mainline OUT="$sco" GIT_AUTHOR_NAME='Ann Sender' GIT_AUTHOR_EMAIL=ann@sender.org MBOX_BASE_INFO="$sco/sendcheck" "$@" bash "$TOP/ci/mbox.sh"; }
-	expect mbox-base-info 0 'iov_iter-tests-v[0-9]*.mbx: 19 messages' -- mbm
+	expect mbox-base-info 0 'iov_iter-tests-v[0-9]*.mbx: 20 messages' -- mbm
 	expect mbox-base-info-cover 0 "^base-commit: $mbase\$" -- \
 		awk '/^From [0-9a-f]+ /{ n++ } n == 1' "$(ls "$sco"/mbox/iov_iter-mainline-iov_iter-tests-v*.mbx)"
 	expect mbox-base-info-no-roundtrip 1 'MBOX_CHECK=1 proves the postings on this machine' -- mbm MBOX_CHECK=1
@@ -794,7 +794,7 @@ if [ -d "$mtree/.git" ] && [ -d "$stree/.git" ]; then
 	expect sendcheck-message-id 0 '' -- scr "$mtree" base SENDCHECK_MSGIDS="$work/msgids"
 	expect sendcheck-message-id-line 0 '^prerequisite-message-id: <fixes-v1-0@sender.org>$' -- cat "$sco/sendcheck/iov_iter-tests.base"
 	expect sendcheck-message-id-rest 0 '' -- \
-		test "$(grep -c '^prerequisite-patch-id: ' "$sco/sendcheck/iov_iter-tests.base")" = 5
+		test "$(grep -c '^prerequisite-patch-id: ' "$sco/sendcheck/iov_iter-tests.base")" = 4
 	printf 'no-such-posting\t<x@y>\n' > "$work/msgids.bad"
 	expect sendcheck-message-id-unknown 1 'SENDCHECK_MSGIDS names no-such-posting' -- scr "$mtree" base SENDCHECK_MSGIDS="$work/msgids.bad"
 	# A tree whose FOLIOQ code differs right under fix 1's second hunk, as
