@@ -97,7 +97,8 @@ for arch in $arches; do
 done
 
 # Code size of the step-variant walkers of the series kernel (bench_iter_*).
-nm -S "$LB/kunit/x86_64/${KUNIT_SRC%.c}.o" > "$dest/nm.txt"
+bench_src=${KUNIT_BENCH_SRC:-$KUNIT_SRC}
+nm -S "$LB/kunit/x86_64/${bench_src%.c}.o" > "$dest/nm.txt"
 
 # --- Run, interleaved ------------------------------------------------------------------
 declare -A MIB SAMPLES

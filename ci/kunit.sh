@@ -245,7 +245,7 @@ log "ran $name in $(($(date +%s) - start)) s (kunit.py exit $krc)"
 # --- Judge ---------------------------------------------------------------------
 cases=
 if [ -n "${KUNIT_PRESENT_SUITES:-}" ]; then
-	for f in "$src/$KUNIT_SRC" "$src/$NET_KUNIT_SRC"; do
+	for f in "$src/$KUNIT_SRC" "$src/$NET_KUNIT_SRC" ${KUNIT_EXTRA_SRC:+"$src/$KUNIT_EXTRA_SRC"}; do
 		[ -f "$f" ] && cases=${cases:+$cases,}$f
 	done
 fi

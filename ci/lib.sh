@@ -110,6 +110,7 @@ BENCH_SMOKE_DEFAULT="$KUNIT_MOD.bench_mib=1 $KUNIT_MOD.bench_samples=2"
 # own); CP_EXCEPTIONS: the accepted
 # checkpatch findings; MUTATIONS: the deliberate bugs of make mutants.
 NET_KUNIT_SRC=${NET_KUNIT_SRC:-net/core/iov_iter_net_kunit.c}
+KUNIT_EXTRA_SRC=${KUNIT_EXTRA_SRC:-}
 CP_EXCEPTIONS=${CP_EXCEPTIONS:-$LINED/checkpatch-exceptions}
 MUTATIONS=$LINED/mutations
 

@@ -146,7 +146,7 @@ xbuild() {
 	local arch=$1 b=$LB/patchcheck/kunit/$1 f objs=()
 	kunit_config "$arch" "$b"
 	for f in $cfiles lib/iov_iter.c net/core/datagram.c net/core/skbuff.c \
-		"$KUNIT_SRC" "$NET_KUNIT_SRC"; do
+		"$KUNIT_SRC" "$NET_KUNIT_SRC" ${KUNIT_EXTRA_SRC:+"$KUNIT_EXTRA_SRC"}; do
 		[ -f "$wt/$f" ] || continue
 		if ! arch_can_build "$arch" "$f"; then
 			echo "skipped $f: not buildable on $arch (ci/$LINE_NAME/arch-only)"
