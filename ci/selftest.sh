@@ -776,20 +776,20 @@ if [ -d "$mtree/.git" ] && [ -d "$stree/.git" ]; then
 	mbase=$(git -C "$mtree" rev-parse base)
 	# The tests posting is on every posting before it: their patches are
 	# its prerequisites (patches/mainline/postings says how many).
-	tpre=$(postings_list "$(line_dir mainline patches)" | awk '$1 == "iov_iter-tests" { exit } { n += $2 } END { print n + 0 }')
-	tmsgs=$(postings_list "$(line_dir mainline patches)" | awk '$1 == "iov_iter-tests" { print $2 + 1 }')
+	tpre=$(postings_list "$(line_dir mainline patches)" | awk '$1 == "iov_iter-contract-tests" { exit } { n += $2 } END { print n + 0 }')
+	tmsgs=$(postings_list "$(line_dir mainline patches)" | awk '$1 == "iov_iter-contract-tests" { print $2 + 1 }')
 	fixn=$(postings_list "$(line_dir mainline patches)" | awk '$1 == "iov_iter-fixes" { print $2 }')
 	expect sendcheck-7.3.4 0 'all the postings apply to TREE at base' -- scr "$mtree" base
-	expect sendcheck-7.3.4-base-commit 0 "^base-commit: $mbase\$" -- cat "$sco/sendcheck/iov_iter-tests.base"
+	expect sendcheck-7.3.4-base-commit 0 "^base-commit: $mbase\$" -- cat "$sco/sendcheck/iov_iter-contract-tests.base"
 	expect sendcheck-7.3.4-prereqs 0 '' -- \
-		test "$(grep -c '^prerequisite-patch-id: ' "$sco/sendcheck/iov_iter-tests.base")" = "$tpre"
+		test "$(grep -c '^prerequisite-patch-id: ' "$sco/sendcheck/iov_iter-contract-tests.base")" = "$tpre"
 	expect sendcheck-7.3.4-base-alone 1 '' -- grep -q '^prerequisite' "$sco/sendcheck/datagram-tests.base"
 	# make mbox writes them into the cover letters, and refuses them once
 	# the postings change.
 	mbm() { env LINE=mainline OUT="$sco" GIT_AUTHOR_NAME='Ann Sender' GIT_AUTHOR_EMAIL=ann@sender.org MBOX_BASE_INFO="$sco/sendcheck" "$@" bash "$TOP/ci/mbox.sh"; }
-	expect mbox-base-info 0 "iov_iter-tests-v[0-9]*.mbx: $tmsgs messages" -- mbm
+	expect mbox-base-info 0 "iov_iter-contract-tests-v[0-9]*.mbx: $tmsgs messages" -- mbm
 	expect mbox-base-info-cover 0 "^base-commit: $mbase\$" -- \
-		awk '/^From [0-9a-f]+ /{ n++ } n == 1' "$(ls "$sco"/mbox/iov_iter-mainline-iov_iter-tests-v*.mbx)"
+		awk '/^From [0-9a-f]+ /{ n++ } n == 1' "$(ls "$sco"/mbox/iov_iter-mainline-iov_iter-contract-tests-v*.mbx)"
 	expect mbox-base-info-no-roundtrip 1 'MBOX_CHECK=1 proves the postings on this machine' -- mbm MBOX_CHECK=1
 	cp -r "$sco/sendcheck" "$work/stale-info"
 	sed -i '0,/^# patch-id: /s/^# patch-id: ./# patch-id: 0/' "$work/stale-info/iov_iter-fixes.base"
@@ -797,9 +797,9 @@ if [ -d "$mtree/.git" ] && [ -d "$stree/.git" ]; then
 		mbm MBOX_BASE_INFO="$work/stale-info"
 	printf 'iov_iter-fixes\t<fixes-v1-0@sender.org>\n' > "$work/msgids"
 	expect sendcheck-message-id 0 '' -- scr "$mtree" base SENDCHECK_MSGIDS="$work/msgids"
-	expect sendcheck-message-id-line 0 '^prerequisite-message-id: <fixes-v1-0@sender.org>$' -- cat "$sco/sendcheck/iov_iter-tests.base"
+	expect sendcheck-message-id-line 0 '^prerequisite-message-id: <fixes-v1-0@sender.org>$' -- cat "$sco/sendcheck/iov_iter-contract-tests.base"
 	expect sendcheck-message-id-rest 0 '' -- \
-		test "$(grep -c '^prerequisite-patch-id: ' "$sco/sendcheck/iov_iter-tests.base")" = "$((tpre - fixn))"
+		test "$(grep -c '^prerequisite-patch-id: ' "$sco/sendcheck/iov_iter-contract-tests.base")" = "$((tpre - fixn))"
 	printf 'no-such-posting\t<x@y>\n' > "$work/msgids.bad"
 	expect sendcheck-message-id-unknown 1 'SENDCHECK_MSGIDS names no-such-posting' -- scr "$mtree" base SENDCHECK_MSGIDS="$work/msgids.bad"
 	# A tree whose FOLIOQ code differs right under fix 1's second hunk, as
