@@ -4,7 +4,7 @@
 ARCH ?= x86_64
 export LINE TUXMAKE_ROW KCIDB_RUN KCIDB_ORIGIN KCIDB_PATCH_URL KCIDB_GIT_REPO NATIVE_SMOKE NATIVE_ARGS ARCH VARIANT REV KERNEL_SRC FORCE PATCHCHECK_KUNIT PATCHCHECK_FROM MBOX_CHECK COVER_CHECK NOTES_CHECK COSTS_CHECK CHECK_DIRS STAGES TIER NOCACHE
 
-.PHONY: help deps tree export lint kunit kselftest selftest mutants patchcheck sizes abi uaudit divergence backport codegen native native-sim mbox sendcheck range-diff post notes docs costs plan tuxmake kcidb check check-full bench
+.PHONY: help deps tree export lint kunit kselftest selftest mutants patchcheck sizes abi uaudit divergence backport gki codegen native native-sim mbox sendcheck range-diff post notes docs costs plan tuxmake kcidb check check-full bench
 
 help:
 	@echo 'Every target takes LINE=<line> (the lines: the directories ci/*/ with a line.conf, named without .y: 6.1, 6.12, mainline); the default is LINE=6.1.'
@@ -28,6 +28,7 @@ help:
 	@echo 'make sizes    bloat-o-meter per patch into the cover letter   [COVER_CHECK=1: only check it]'
 	@echo 'make abi      6.1.y (the line with a frozen module ABI): module ABI (abidiff and modversions CRCs, arm64) per patch; the prefix must keep it   [COVER_CHECK=1]'
 	@echo 'make uaudit   6.1.y: Coccinelle: every read that could mistake ITER_UBUF for an array type and every iov_iter_revert(), at the base and every patch, against ci/<line>/uaudit-explained'
+	@echo 'make gki         6.1.y: the prefix under android14-6.1 gki_defconfig with clang-16 (CFI, SCS): per-patch CRCs, the changed headers types, allmodconfig of the series directories [GKI_ALLMOD=0]'
 	@echo 'make backport    how later upstream fixes apply at the base and at the tip, built and run where they apply [BACKPORT_PATCHES=<mails> or BACKPORT_COMMITS=<ids> UPSTREAM_TREE=<tree>; BACKPORT_RUN=none]'
 	@echo 'make divergence  6.1.y: lines by which include/linux/iov_iter.h differs from mainline'"'"'s (FOLIOQ removed)'
 	@echo 'make mbox     out/<line>/mbox/iov_iter-<line>-vN.mbx   [MBOX_CHECK=1: b4 am round trip]'
@@ -67,6 +68,9 @@ patchcheck: deps
 
 backport: deps
 	@bash ci/backport.sh
+
+gki: deps
+	@bash ci/gki.sh
 
 sizes: deps
 	@bash ci/sizes.sh

@@ -117,7 +117,7 @@ PY
 : > "$res/results.tsv"
 for mail in "$res"/mails/*.patch; do
 	name=$(basename "$mail" .patch)
-	subj=$(git mailinfo -k /dev/null /dev/null < "$mail" | sed -n 's/^Subject: //p')
+	subj=$(git mailinfo /dev/null /dev/null < "$mail" | sed -n 's/^Subject: //p')
 	for side in base tip; do
 		rev=$base
 		[ "$side" = tip ] && rev=$tip

@@ -352,6 +352,7 @@ for st in $STAGES; do
 	uaudit) run_stage "$st" "$lo/uaudit/results.tsv" "${lenv[@]}" bash "$TOP/ci/uaudit.sh" || true ;;
 	divergence) run_stage "$st" - "${lenv[@]}" bash "$TOP/ci/divergence.sh" || true ;;
 	backport) run_stage "$st" - "${lenv[@]}" bash "$TOP/ci/backport.sh" || true ;;
+	gki) run_stage "$st" "$lo/gki/results.tsv" "${lenv[@]}" bash "$TOP/ci/gki.sh" || true ;;
 	codegen) run_stage "$st" - "${lenv[@]}" COVER_CHECK=1 bash "$TOP/ci/codegen.sh" || true ;;
 	native-smoke) run_stage "$st" - "${lenv[@]}" NATIVE_SMOKE=1 bash "$TOP/ci/native-bench.sh" || true ;;
 	native-sim-smoke) run_stage "$st" - "${lenv[@]}" SIM_SMOKE=1 SIM_CASE=iovec_to_512 bash "$TOP/ci/native-sim.sh" || true ;;

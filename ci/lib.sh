@@ -147,6 +147,22 @@ cross_prefix() {
 # configuration change the bytes of what we generate.
 tgit() { git -C "$TREE" -c core.hooksPath=/dev/null -c core.autocrlf=false "$@"; }
 
+# prefix_end: the last patch of the line's KMI-neutral prefix, the one
+# before the first subject of ci/<line>/abi-tail (make gki, make plan).
+prefix_end() {
+	local first r prev=
+	first=$(sed -e '/^#/d' -e '/^$/d' -e 's/\t.*//' "$LINED/abi-tail" 2>/dev/null | head -1)
+	[ -n "$first" ] || return 1
+	for r in $(tgit rev-list --reverse base..series); do
+		if [ "$(tgit log -1 --format=%s "$r")" = "$first" ]; then
+			[ -n "$prev" ] && echo "$prev"
+			return 0
+		fi
+		prev=$r
+	done
+	return 1
+}
+
 # Patches listed in a series file, comments and blank lines dropped.
 # Patch files of a patches directory, cover letter excluded, in name order.
 patch_files() {

@@ -93,6 +93,28 @@ for l in $LINES; do
 				"$l.y-patch$(printf '%04d' "$n")-$arch" "$c" "$arch" "$PLAN_TOOLCHAIN" "$k" >> "$rows"
 		done
 	done
+	# GKI's own builds (make gki builds them only in part): android14-6.1's
+	# gki_defconfig, less the symbols the line's base does not define, with
+	# clang 16 at the base and at the end of the KMI-neutral prefix; and
+	# allmodconfig for arm64 and x86_64 at the prefix's end.
+	gkidef=$TOP/configs/$(lvar "$l" LINE_NAME)/gki/gki_defconfig
+	if [ -f "$gkidef" ]; then
+		pend=$(LINE=$l bash -c '. "$0"; prefix_end' "$TOP/ci/lib.sh") ||
+			die "$l: no KMI-neutral prefix for the GKI builds" "make$lineopt gki"
+		k=$dir/kconfig/$l-gki
+		python3 "$TOP/ci/kconfig_filter.py" "$gkidef" "$tree" base "$k.lines" "$k.dropped" ||
+			die "$l: the GKI configuration cannot be filtered" "make$lineopt gki"
+		{ echo /dev/null; grep -v '^$' "$k.lines"; } > "$k"
+		for r in base:"$(git -C "$tree" rev-parse base)" prefix:"$pend"; do
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t-\t-\n' "$l.y gki" "$l.y-gki-${r%%:*}" "${r#*:}" \
+				arm64 llvm-16 "$k" >> "$rows"
+		done
+		echo allmodconfig > "$dir/kconfig/allmodconfig"
+		for arch in arm64 x86_64; do
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t-\t-\n' "$l.y allmodconfig" "$l.y-allmodconfig-$arch" "$pend" \
+				"$arch" llvm-16 "$dir/kconfig/allmodconfig" >> "$rows"
+		done
+	fi
 done
 
 "$venv/bin/python3" "$TOP/ci/tuxplan.py" write "$rows" "$dir/plan.yaml" ||

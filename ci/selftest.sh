@@ -181,6 +181,11 @@ printf 'static struct kunit_case c[] = {\n\tKUNIT_CASE(memset_test),\n\tKUNIT_CA
 { sed '/^KTAP version 1$/,$d' "$data/ktap/clean.log"; printf 'KTAP version 1\n1..0\n'; } > "$work/no-suite.log"
 expect ktap-present-suites 0 '^PASS manifest:.*0 expected tests present' -- check "$work/no-suite.log" --present-suites
 expect ktap-lost-suite 1 '^FAIL manifest:.*2 of 2 expected tests have no result' -- check "$work/no-suite.log" --present-suites --source-cases="$work/cases.c"
+# A parameter that a later patch adds: the tip's run (no sources) expects
+# it, a run of an earlier patch (with the sources) expects its case only.
+printf 'memcpy.memcpy_test.later-param\n' > "$work/param-manifest"
+expect ktap-later-param-tip 1 '^FAIL manifest:param-manifest: 1 of 1 expected tests have no result' -- check clean.log --manifest="$work/param-manifest"
+expect ktap-later-param-patch 0 '^PASS manifest:param-manifest: 0 expected tests present' -- check clean.log --manifest="$work/param-manifest" --present-suites --source-cases="$work/cases.c"
 check_real() {
 	python3 "$TOP/ci/ktap_check.py" "$data/ktap/$1" --kunit-dir="$kunit_dir" \
 		--manifest="$data/ktap/expected-tests" --expected-skips="$work/no-skips" \

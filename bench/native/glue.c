@@ -42,8 +42,13 @@ size_t csum_and_copy_to_iter(const void *addr, size_t bytes, void *_csstate,
 			     struct iov_iter *i);
 #endif
 
-/* Where the empty step leaves its trace, so that the walk is not elided. */
-unsigned long NB(sink);
+/*
+ * Where the empty step leaves its trace, so that the walk is not elided.
+ * The walk cases add to it once a segment, a load and a store on one
+ * address, so each tree's gets a cache line of its own at the same offset
+ * in it: linked side by side, the two shared a line at different offsets.
+ */
+unsigned long NB(sink) __aligned(64);
 
 union nb_vec {
 	struct kvec kvec;
