@@ -141,7 +141,7 @@ for mail in "$res"/mails/*.patch; do
 		if [ "$how" = applies ] || [ "$how" = applies-3way ]; then
 			applied=$(wg rev-parse HEAD)
 		fi
-		printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$side" "$how" "${applied:-}" "$subj" >> "$res/results.tsv"
+		printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$side" "$how" "${applied:--}" "$subj" >> "$res/results.tsv"
 		log "$name: $side: $how"
 	done
 done
@@ -151,7 +151,7 @@ run=${BACKPORT_RUN:-kunit}
 fails=0
 if [ "$run" != none ]; then
 	while IFS=$'\t' read -r name side how commit _; do
-		[ -n "$commit" ] || continue
+		[ "$commit" != - ] || continue
 		if [ "$side" = tip ]; then
 			if REV=$commit ARCH=x86_64 VARIANT='' RUN_NAME=backport-$name KUNIT_PRESENT_SUITES=1 \
 				bash "$TOP/ci/kunit.sh" > "$res/$name.tip.kunit" 2>&1; then
