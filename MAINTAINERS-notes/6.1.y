@@ -169,15 +169,11 @@ Per patch: recipients and notes
   of patches 1-3 (restore on KVEC/UBUF, get_pages on zero-length bvecs).
 
 7/44 net: add KUnit tests for the iov_iter checksum and hash copies
-    Brendan Higgins <brendan.higgins@linux.dev>
-    David Gow <davidgow@google.com>
     "David S. Miller" <davem@davemloft.net>
     Eric Dumazet <edumazet@google.com>
     Jakub Kicinski <kuba@kernel.org>
     Paolo Abeni <pabeni@redhat.com>
     linux-kernel@vger.kernel.org
-    linux-kselftest@vger.kernel.org
-    kunit-dev@googlegroups.com
     netdev@vger.kernel.org
   Needs a netdev ack: net/core/iov_iter_net_kunit.c,
   CONFIG_IOV_ITER_NET_KUNIT_TEST (bool, depends on the iterator tests for
@@ -465,22 +461,22 @@ Per patch: recipients and notes
 
 39/44 lib: test the alignment, page count and duplication queries of iov_iter
     linux-kernel@vger.kernel.org
-  Test only, the 6.1.y form of the mainline tests posting's 9/11:
-  iov_test_queries (every kind and layout, every position of a walk, a
-  truncated count) and iov_test_fault_in (UBUF and IOVEC with a segment
-  at address 64).  6.1-only: iov_iter_is_aligned().  Closes 19 gap rows
-  of Documentation/6.1.y/contracts.md (PIPE left as gap rows of their
-  own); the ten mutations after gap-alignment-whole-first-segment in
-  ci/6.1.y/mutations are its.
+  Test only, the 6.1.y form of the mainline contract posting's 4/11
+  (queries): iov_test_queries (every kind and layout, every position of a
+  walk, a truncated count) and iov_test_fault_in (UBUF and IOVEC with a
+  segment at address 64).  6.1-only: iov_iter_is_aligned().  Closes 19
+  gap rows of Documentation/6.1.y/contracts.md (PIPE left as gap rows of
+  their own); the ten mutations after gap-alignment-whole-first-segment
+  in ci/6.1.y/mutations are its.
 
 40/44 lib: test the full copies, uio.h helpers and refused page requests of iov_iter
     linux-kernel@vger.kernel.org
-  Test only, the 6.1.y form of the mainline tests posting's 10/13, less
+  Test only, the 6.1.y form of the mainline contract posting's 5/11, less
   what 6.1 lacks (copy_to_iter_full(), iov_iter_extract_will_pin()), plus
-  the page getters' refusals that need no warning (mainline's 11/13
-  counts warnings with kunit_warning_suppress(), which 6.1's KUnit does
-  not have) and a pipe case.  One mutation per contract row it closes, in
-  ci/6.1.y/mutations.
+  the page getters' refusals that need no warning (mainline's contract
+  6/11 counts warnings with kunit_warning_suppress(), which 6.1's KUnit
+  does not have) and a pipe case.  One mutation per contract row it
+  closes, in ci/6.1.y/mutations.
 
 41/44 lib: test the import limits and the faulting copies of iov_iter
     linux-kernel@vger.kernel.org
