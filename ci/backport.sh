@@ -12,9 +12,9 @@
 #       own list)
 # Per patch and per side (base, tip), in a scratch worktree of the line's
 # tree: git am; if that fails, git am -3; if that fails too, "conflicts",
-# or "n/a" when the code it fixes is not there (the function a hunk
-# names is missing, or most of the lines it removes are; code_present()
-# below); "already in" when it applies in reverse (the series carries it).  git am -3 needs the patch's
+# or "n/a" when the code it fixes is not there, or "already in" when it
+# applies in reverse or its result is there in another form (the series
+# carries it; code_present() below says how that is judged).  git am -3 needs the patch's
 # pre-image blobs, which a tree without upstream history (Debian's
 # tarball) lacks; in a vendor's git tree it can do more.
 # Where a patch applies: at the tip, the line's KUnit suites on x86_64 run
@@ -71,48 +71,9 @@ wg() {
 	git -C "$wt" -c user.name="$BASE_NAME" -c user.email="$BASE_EMAIL" "$@"
 }
 
-# n/a: the code a patch fixes is not there.  A hunk's code is there when
-# the function its header names (if any) is defined or called in the file
-# and at least half of the lines it removes (for a hunk that only adds, of
-# its context), counting lines of 8 or more characters, are in the file.
-# The patch's code is there when one of its hunks' is.
-code_present() { # mail commit
-	python3 - "$1" "$2" "$wt" <<'PY'
-import re, subprocess, sys
-mail, rev, wt = sys.argv[1:]
-text = open(mail, encoding='utf-8', errors='replace').read()
-files, cur, hunk = {}, None, None
-def close():
-    if cur is not None and hunk is not None:
-        files.setdefault(cur, []).append(hunk)
-for ln in text.split('\n'):
-    if ln.startswith('diff --git '):
-        close(); hunk = None
-        cur = ln.split(' b/', 1)[1]
-    elif ln.startswith('@@') and cur is not None:
-        close()
-        m = re.search(r'@@[^@]*@@.*?(\w+)\s*\(', ln)
-        hunk = {'fn': m.group(1) if m else None, 'rm': [], 'ctx': []}
-    elif hunk is not None and ln[:1] in ('-', ' ') and not ln.startswith('---'):
-        s = ln[1:].strip()
-        if len(s.replace(' ', '')) >= 8:
-            hunk['rm' if ln[0] == '-' else 'ctx'].append(s)
-close()
-for path, hunks in files.items():
-    r = subprocess.run(['git', '-C', wt, 'show', f'{rev}:{path}'],
-                       capture_output=True, text=True, errors='replace')
-    if r.returncode:
-        continue
-    have = {l.strip() for l in r.stdout.split('\n')}
-    for h in hunks:
-        if h['fn'] and not re.search(r'\b' + re.escape(h['fn']) + r'\s*\(', r.stdout):
-            continue
-        keys = h['rm'] or h['ctx']
-        if keys and 2 * sum(k in have for k in keys) >= len(keys):
-            sys.exit(0)
-sys.exit(1)
-PY
-}
+# code_present MAIL REV: ci/backport_classify.py's verdict (0 the code is
+# there, 2 its result is, 1 neither).
+code_present() { python3 "$TOP/ci/backport_classify.py" "$1" "$2" "$wt"; }
 
 : > "$res/results.tsv"
 for mail in "$res"/mails/*.patch; do
@@ -134,7 +95,9 @@ for mail in "$res"/mails/*.patch; do
 				how=applies-3way
 			else
 				wg am --abort >/dev/null 2>&1 || true
-				if code_present "$mail" "$rev"; then how=conflicts; else how=n/a; fi
+				cp=0
+				code_present "$mail" "$rev" || cp=$?
+				case $cp in 0) how=conflicts ;; 2) how=already-in ;; *) how=n/a ;; esac
 			fi
 		fi
 		applied=

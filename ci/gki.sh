@@ -4,11 +4,13 @@
 #
 # What it is: Debian's 6.1 with the series, built for arm64 with
 # android14-6.1's gki_defconfig (configs/6.1.y/gki/, a public copy: see its
-# SOURCE.md), LLVM=1 with Debian's clang-16, and CFI (kCFI) and the shadow
-# call stack as that configuration sets them.  What it is not: the ACK
-# source (Android's own patches and vendor hooks are not in Debian's tree),
-# nor STG over the KMI symbol lists; it checks what genksyms and modversions
-# decide, with GKI's compiler and configuration.
+# SOURCE.md), LLVM=1 with Debian's clang-16 (Android builds with a prebuilt
+# Clang of its own, a later one), and CFI (kCFI) and the shadow call stack
+# as that configuration sets them.  What it is not: the ACK source
+# (Android's own patches and vendor hooks are not in Debian's tree), nor
+# STG over the KMI symbol lists, nor a whole Module.symvers (the TuxSuite
+# plan builds whole GKI kernels); it checks what genksyms and modversions
+# decide, with Clang and GKI's configuration.
 #
 #   1. The configuration: the symbols Debian's 6.1 does not define are
 #      dropped (out/<line>/gki/dropped.txt), the rest goes through
@@ -20,13 +22,14 @@
 #      configuration builds, with their exports and modversions CRCs (the
 #      #SYMVER lines kbuild writes into each object's .cmd file), each
 #      patch against its parent.  Any change fails.
-#   3. The CRCs that the changed headers could move anywhere else: a
-#      generated probe exports one function per struct, union, enum and
-#      typedef those headers define at the base or at the prefix's end,
+#   3. The CRCs that the changed headers could move anywhere else: per
+#      changed header, a generated probe that includes it alone exports
+#      one function per struct, union, enum and typedef the header defines,
 #      taking a pointer to it; genksyms' CRC of each covers the type's
-#      whole expansion, the input of every export CRC that mentions it.
-#      The probe is compiled with lib/iov_iter.o's command line at the base
-#      and at the prefix's end; a CRC that differs fails.
+#      expansion in that context, the input of every export CRC that
+#      mentions it.  The probes are compiled with lib/iov_iter.o's command
+#      line at the base and at the prefix's end; a CRC that differs fails.
+#   GKI_END=<rev> ends the prefix at another commit of the work tree.
 #   4. GKI_ALLMOD=1 (the full tier's default): allmodconfig for arm64 and
 #      x86_64 at the prefix's end with the same compiler, limited to the
 #      directories the series touches (whole allmodconfig kernels are in
@@ -73,14 +76,17 @@ result() { printf '%s\t%s\n' "$1" "$2" >> "$res/results.tsv"; log "$1 $2${3:+: $
 
 # --- The revisions: the prefix -----------------------------------------------------
 base=$(tgit rev-parse base)
-mapfile -t revs < <(tgit rev-list --reverse base..series)
-pend=$(prefix_end) || die "no KMI-neutral prefix: ci/$LINE_NAME/abi-tail names no patch of the series" "$repro"
-nprefix=0
-for r in "${revs[@]}"; do
-	nprefix=$((nprefix + 1))
-	[ "$r" = "$pend" ] && break
-done
-prefix=("${revs[@]:0:nprefix}")
+# GKI_END=<rev>: end the prefix there instead (a vendor's own patch on top
+# of it, or a deliberate change that shows the check failing).
+if [ -n "${GKI_END:-}" ]; then
+	pend=$(tgit rev-parse -q --verify "$GKI_END^{commit}") || die "GKI_END=$GKI_END is not a commit of $TREE" "$repro"
+	repro="$repro GKI_END=$GKI_END"
+else
+	pend=$(prefix_end) || die "no KMI-neutral prefix: ci/$LINE_NAME/abi-tail names no patch of the series" "$repro"
+fi
+mapfile -t prefix < <(tgit rev-list --reverse "base..$pend")
+nprefix=${#prefix[@]}
+[ "$nprefix" -gt 0 ] || die "no patch between the base and $pend" "$repro"
 log "GKI build: base and the prefix's $nprefix patches (to $(tgit log -1 --format='%h %s' "$pend"))"
 
 tgit worktree prune
@@ -195,12 +201,14 @@ else
 fi
 
 # --- 3. The types the changed headers define ----------------------------------------
+# One probe per header, so that each type is expanded in the same context
+# at both revisions: genksyms expands a struct only where its definition
+# is in the translation unit, so a probe that included a header new at
+# the prefix's end (and the headers it pulls in) would expand the old
+# types further, and differ, with no type changed.
 mapfile -t hfiles < <(git -C "$wt" diff --name-only "$base" "$pend" -- 'include/*.h' 'arch/*/include/*.h')
-probe_types() { # the struct/union/enum/typedef names the headers define at REV
-	local rev=$1 h
-	for h in "${hfiles[@]}"; do
-		git -C "$wt" show "$rev:$h" 2>/dev/null || true
-	done | python3 -c '
+probe_types() { # probe_types REV HEADER: the struct/union/enum/typedef names it defines at REV
+	git -C "$wt" show "$1:$2" 2>/dev/null | python3 -c '
 import re, sys
 t = sys.stdin.read()
 t = re.sub(r"/\*.*?\*/", "", t, flags=re.S)
@@ -211,54 +219,72 @@ for name in re.findall(r"\btypedef\b[^;{]*?\(\s*\*\s*(\w+)\s*\)\s*\(", t):
     out.add(f"typedef {name}")
 for name in re.findall(r"\btypedef\b[^;(]*?\b(\w+)\s*;", t):
     out.add(f"typedef {name}")
-print("\n".join(sorted(out)))'
+print("\n".join(sorted(out)))' || true
 }
-probe_types "$base" > "$res/probe-types-base.txt"
-probe_types "$pend" > "$res/probe-types-end.txt"
-LC_ALL=C sort -u "$res/probe-types-base.txt" "$res/probe-types-end.txt" > "$res/probe-types.txt"
-probe_src() { # probe_src TYPES-OF-REV: the probe, numbered by the union of both
-	local n=0 kind name ty h
-	echo '/* Generated by ci/gki.sh: one export per type of the changed headers. */'
-	echo '#include <linux/export.h>'
-	for h in "${hfiles[@]}"; do
-		printf '#if __has_include(<%s>)\n#include <%s>\n#endif\n' "${h#include/}" "${h#include/}"
-	done
-	while read -r kind name; do
-		n=$((n + 1))
-		grep -qxF "$kind $name" "$1" || continue
-		if [ "$kind" = typedef ]; then ty=$name; else ty="$kind $name"; fi
-		printf 'void gki_probe_%d(%s *p);\nvoid gki_probe_%d(%s *p) { }\nEXPORT_SYMBOL(gki_probe_%d);\n' "$n" "$ty" "$n" "$ty" "$n"
-	done < "$res/probe-types.txt"
-}
-probe_crcs() { # probe_crcs REV TYPES: genksyms' CRCs of the probe at REV
-	local rev=$1 cmd
-	probe_src "$2" > "$res/probe-$rev.c"
+probe_crcs() { # probe_crcs REV: genksyms' CRC of every probed type at REV, "header type crc"
+	local rev=$1 cmd h n kind name ty
 	checkout "$rev"
 	kmake arm64 "$bdir" lib/iov_iter.o > "$res/probe-build-$rev.log" 2>&1 ||
 		die "lib/iov_iter.o does not build at $rev" "$repro"
 	cmd=$(sed -n 's/^\(saved\)\{0,1\}cmd_lib\/iov_iter\.o := //p' "$bdir/lib/.iov_iter.o.cmd")
 	[ -n "$cmd" ] || die "no command line in $bdir/lib/.iov_iter.o.cmd" "$repro"
-	# The preprocessing genksyms reads, of the probe in lib/iov_iter.c's place.
-	cmd=$(printf '%s\n' "$cmd" | sed -E "s#;.*##; s#-Wp,-MMD,[^ ]+##; s#-c -o [^ ]+##; s#[^ ]*lib/iov_iter\\.c *\$#-E -D__GENKSYMS__ $res/probe-$rev.c#")
-	(cd "$bdir" && eval "${cmd/ccache /}") 2> "$res/probe-$rev.log" |
-		"$bdir/scripts/genksyms/genksyms" -r /dev/null 2>> "$res/probe-$rev.log" |
-		sed -n -E 's/^(#SYMVER |__crc_)?(gki_probe_[0-9]+)( = | )(0x[0-9a-f]+);?$/\2 \4/p' | LC_ALL=C sort > "$res/probe-$rev.crcs"
-	[ -s "$res/probe-$rev.crcs" ] || die "genksyms gave no CRC for the probe at $rev (see ${res#"$TOP"/}/probe-$rev.log)" "$repro"
+	: > "$res/probe-$rev.crcs"
+	for h in "${hfiles[@]}"; do
+		git -C "$wt" cat-file -e "$rev:$h" 2>/dev/null || continue
+		probe_types "$rev" "$h" > "$res/probe.types"
+		n=0
+		{
+			echo '/* Generated by ci/gki.sh: one export per type the header defines. */'
+			echo '#include <linux/export.h>'
+			echo "#include <${h#include/}>"
+			while read -r kind name; do
+				n=$((n + 1))
+				if [ "$kind" = typedef ]; then ty=$name; else ty="$kind $name"; fi
+				printf 'void gki_probe_%d(%s *p);\nvoid gki_probe_%d(%s *p) { }\nEXPORT_SYMBOL(gki_probe_%d);\n' "$n" "$ty" "$n" "$ty" "$n"
+			done < "$res/probe.types"
+		} > "$res/probe.c"
+		# The preprocessing genksyms reads, of the probe in lib/iov_iter.c's place.
+		(cd "$bdir" && eval "$(printf '%s\n' "${cmd/ccache /}" | sed -E "s#;.*##; s#-Wp,-MMD,[^ ]+##; s#-c -o [^ ]+##; s#[^ ]*lib/iov_iter\\.c *\$#-E -D__GENKSYMS__ $res/probe.c#")") 2>> "$res/probe-$rev.log" |
+			"$bdir/scripts/genksyms/genksyms" -r /dev/null 2>> "$res/probe-$rev.log" |
+			sed -n -E 's/^(#SYMVER |__crc_)?gki_probe_([0-9]+)( = | )(0x[0-9a-f]+);?$/\2 \4/p' |
+			while read -r k crc; do printf '%s\t%s\t%s\n' "$h" "$(sed -n "${k}p" "$res/probe.types")" "$crc"; done >> "$res/probe-$rev.crcs"
+		[ "$(grep -c "^$h	" "$res/probe-$rev.crcs" || true)" = "$(grep -c . "$res/probe.types" || true)" ] ||
+			die "genksyms gave no CRC for some types of $h at $rev (see ${res#"$TOP"/}/probe-$rev.log)" "$repro"
+	done
 }
-probe_crcs "$base" "$res/probe-types-base.txt"
-probe_crcs "$pend" "$res/probe-types-end.txt"
-python3 - "$res/probe-types.txt" "$res/probe-$base.crcs" "$res/probe-$pend.crcs" > "$res/probe-crcs.txt" <<'PY'
+probe_crcs "$base"
+probe_crcs "$pend"
+python3 - "$res/probe-$base.crcs" "$res/probe-$pend.crcs" > "$res/probe-crcs.txt" <<'PY'
 import sys
-types = [l.strip() for l in open(sys.argv[1]) if l.strip()]
-a = dict(l.split() for l in open(sys.argv[2]))
-b = dict(l.split() for l in open(sys.argv[3]))
-for i, t in enumerate(types, 1):
-    k = f'gki_probe_{i}'
+def rd(p):
+    d = {}
+    for ln in open(p):
+        h, t, c = ln.rstrip('\n').split('\t')
+        d[(h, t)] = c
+    return d
+a, b = rd(sys.argv[1]), rd(sys.argv[2])
+for k in sorted(set(a) | set(b)):
     x, y = a.get(k), b.get(k)
     verdict = ('same' if x == y else 'CHANGED') if x and y else ('new' if y else 'REMOVED')
-    print(f'{t}\t{x or "-"}\t{y or "-"}\t{verdict}')
+    print(f'{k[0]}\t{k[1]}\t{x or "-"}\t{y or "-"}\t{verdict}')
 PY
-ntypes=$(grep -c . "$res/probe-types.txt" || true)
+# What the probes cannot see: a header that gains or loses an #include
+# changes which structs every includer expands, and a changed #define can
+# change another header's types.  Those lines of the changed headers must
+# be the same at both ends (a header new at the end has no includers).
+: > "$res/header-lines.txt"
+for h in "${hfiles[@]}"; do
+	git -C "$wt" cat-file -e "$base:$h" 2>/dev/null && git -C "$wt" cat-file -e "$pend:$h" 2>/dev/null || continue
+	diff <(git -C "$wt" show "$base:$h" | grep -E '^[[:space:]]*#[[:space:]]*(include|define)') \
+		<(git -C "$wt" show "$pend:$h" | grep -E '^[[:space:]]*#[[:space:]]*(include|define)') |
+		grep '^[<>]' | sed "s|^|$h: |" >> "$res/header-lines.txt" || true
+done
+if [ -s "$res/header-lines.txt" ]; then
+	result FAIL gki:header-lines "#include or #define lines of the changed headers differ, which the probes do not prove harmless (see ${res#"$TOP"/}/header-lines.txt)"
+else
+	result PASS gki:header-lines "the changed headers that exist at both ends have the same #include and #define lines"
+fi
+ntypes=$(grep -c . "$res/probe-crcs.txt" || true)
 if grep -qE '(CHANGED|REMOVED)$' "$res/probe-crcs.txt"; then
 	result FAIL gki:types "$(grep -cE '(CHANGED|REMOVED)$' "$res/probe-crcs.txt") of $ntypes types of the changed headers expand differently or are gone (see ${res#"$TOP"/}/probe-crcs.txt)"
 else
