@@ -95,7 +95,8 @@ for l in $LINES; do
 	done
 	# GKI's own builds (make gki builds them only in part): android14-6.1's
 	# gki_defconfig, less the symbols the line's base does not define, with
-	# clang 16 at the base and at the end of the KMI-neutral prefix; and
+	# clang 16 (TuxMake's clang-16: CC=clang, where make gki sets LLVM=1)
+	# at the base and at the end of the KMI-neutral prefix; and
 	# allmodconfig for arm64 and x86_64 at the prefix's end.
 	gkidef=$TOP/configs/$(lvar "$l" LINE_NAME)/gki/gki_defconfig
 	if [ -f "$gkidef" ]; then
@@ -107,12 +108,12 @@ for l in $LINES; do
 		{ echo /dev/null; grep -v '^$' "$k.lines"; } > "$k"
 		for r in base:"$(git -C "$tree" rev-parse base)" prefix:"$pend"; do
 			printf '%s\t%s\t%s\t%s\t%s\t%s\t-\t-\n' "$l.y gki" "$l.y-gki-${r%%:*}" "${r#*:}" \
-				arm64 llvm-16 "$k" >> "$rows"
+				arm64 clang-16 "$k" >> "$rows"
 		done
 		echo allmodconfig > "$dir/kconfig/allmodconfig"
 		for arch in arm64 x86_64; do
 			printf '%s\t%s\t%s\t%s\t%s\t%s\t-\t-\n' "$l.y allmodconfig" "$l.y-allmodconfig-$arch" "$pend" \
-				"$arch" llvm-16 "$dir/kconfig/allmodconfig" >> "$rows"
+				"$arch" clang-16 "$dir/kconfig/allmodconfig" >> "$rows"
 		done
 	fi
 done
