@@ -274,7 +274,9 @@ PY
 # be the same at both ends (a header new at the end has no includers).
 : > "$res/header-lines.txt"
 for h in "${hfiles[@]}"; do
-	git -C "$wt" cat-file -e "$base:$h" 2>/dev/null && git -C "$wt" cat-file -e "$pend:$h" 2>/dev/null || continue
+	if ! git -C "$wt" cat-file -e "$base:$h" 2>/dev/null || ! git -C "$wt" cat-file -e "$pend:$h" 2>/dev/null; then
+		continue
+	fi
 	diff <(git -C "$wt" show "$base:$h" | grep -E '^[[:space:]]*#[[:space:]]*(include|define)') \
 		<(git -C "$wt" show "$pend:$h" | grep -E '^[[:space:]]*#[[:space:]]*(include|define)') |
 		grep '^[<>]' | sed "s|^|$h: |" >> "$res/header-lines.txt" || true
