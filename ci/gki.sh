@@ -56,6 +56,7 @@ done
 if [ ${#need[@]} -gt 0 ]; then
 	[ "$(id -u)" = 0 ] || die "missing Debian packages: ${need[*]} (run as root, or install them)" "apt-get install ${need[*]}"
 	log "installing: ${need[*]}"
+	apt-get update -qq || die "apt-get update failed" "apt-get update"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null ||
 		die "apt-get install failed" "apt-get install ${need[*]}"
 fi
