@@ -49,17 +49,7 @@ defconfig=$TOP/configs/$LINE_NAME/gki/gki_defconfig
 
 # --- The compiler: Debian's clang-16, lld-16 and llvm-16 ----------------------
 LLVM_SUFFIX=-16
-need=()
-for t in clang:clang-16 ld.lld:lld-16 llvm-ar:llvm-16; do
-	command -v "${t%%:*}$LLVM_SUFFIX" >/dev/null || need+=("${t#*:}")
-done
-if [ ${#need[@]} -gt 0 ]; then
-	[ "$(id -u)" = 0 ] || die "missing Debian packages: ${need[*]} (run as root, or install them)" "apt-get install ${need[*]}"
-	log "installing: ${need[*]}"
-	apt-get update -qq || die "apt-get update failed" "apt-get update"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null ||
-		die "apt-get install failed" "apt-get install ${need[*]}"
-fi
+need_commands "clang$LLVM_SUFFIX:clang-16" "ld.lld$LLVM_SUFFIX:lld-16" "llvm-ar$LLVM_SUFFIX:llvm-16"
 clangv=$("clang$LLVM_SUFFIX" --version | head -1)
 case $clangv in *" version 16."*) ;; *) die "clang$LLVM_SUFFIX is not clang 16: $clangv" "clang$LLVM_SUFFIX --version" ;; esac
 export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1

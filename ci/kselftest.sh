@@ -4,7 +4,9 @@
 # tools/testing/selftests/ for every program its Makefile lists, or
 # dir:prog[,prog] for only those, built by name, where the directory's
 # other programs need more than this guest has), run in a guest of the
-# line's tip (or REV): an x86_64 kernel from tinyconfig +
+# line's tip (or REV); a target ci/<dir> is the project's own guest tests
+# (ci/guest: tls_rollback), built against the tree (KSRC=); an x86_64
+# kernel from tinyconfig +
 # configs/kselftest.config + configs/kselftest-<dir>.config for each
 # directory that has one and a program in the run, built with ccache,
 # and an initramfs whose
@@ -18,6 +20,9 @@
 #
 #   REV=<commit of build/<line>/linux>  test that commit (a worktree in
 #                                       build/<line>/rev/kselftest/linux)
+#   KSELFTEST_MUTATION=<name>  with REV: apply that mutation of
+#                       ci/<line>/mutations to REV's worktree first (the
+#                       same bug at the base as make mutants puts at the tip)
 #   KSELFTEST_PROGS="iov_bench"  boot only these programs (default: all)
 #   KSELFTEST_ARGS=/iov_bench:-n:20000  arguments for one program
 #   KSELFTEST_ICOUNT=1  run QEMU with -icount shift=0,sleep=off, so that a
@@ -29,7 +34,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-repro="make$LINEOPT kselftest${REV:+ REV=$REV}"
+repro="make$LINEOPT kselftest${REV:+ REV=$REV}${KSELFTEST_MUTATION:+ KSELFTEST_MUTATION=$KSELFTEST_MUTATION}"
 [ -n "${KSELFTEST_TARGETS:-}" ] || die "$LINE_NAME has no kselftests (KSELFTEST_TARGETS in ci/$LINE_NAME/line.conf)"
 [ -d "$TREE/.git" ] || die "$TREE does not exist" "make$LINEOPT tree"
 KD=${KSELFTEST_DIR:-$LB/kselftest}
@@ -39,6 +44,14 @@ if [ -n "${REV:-}" ]; then
 	src=$LB/rev/kselftest/linux
 	detached_worktree "$src" "$rev"
 	KD=$LB/rev/kselftest
+fi
+if [ -n "${KSELFTEST_MUTATION:-}" ]; then
+	[ -n "${REV:-}" ] || die "KSELFTEST_MUTATION= needs REV= (make mutants mutates the tip)" "$repro"
+	m=$(awk -F'\t' -v n="$KSELFTEST_MUTATION" '$1 == n' "$MUTATIONS")
+	[ -n "$m" ] || die "${MUTATIONS#"$TOP"/} has no mutation $KSELFTEST_MUTATION" "$repro"
+	IFS=$'\t' read -r _ mfile mfind mrepl _ <<< "$m"
+	mutate "$src/$mfile" "$mfind" "$mrepl" || die "mutation $KSELFTEST_MUTATION does not apply at $REV" "$repro"
+	log "mutation $KSELFTEST_MUTATION applied to $mfile of $REV"
 fi
 dest=$OUT/kselftest${REV:+-rev}${KSELFTEST_RUN:+-$KSELFTEST_RUN}
 rm -rf "$dest"
@@ -52,20 +65,28 @@ frags=("$TOP/configs/kselftest.config")
 for spec in $KSELFTEST_TARGETS; do
 	t=${spec%%:*}
 	d=$src/tools/testing/selftests/$t
-	[ -f "$d/Makefile" ] || die "the tree has no tools/testing/selftests/$t/Makefile" "$repro"
+	mk=()
+	# ci/<dir>: the project's own guest tests, built against the tree
+	# (ci/guest's BPF object by Debian's clang-16).
+	if [[ $t == ci/* ]]; then
+		d=$TOP/$t
+		mk=(KSRC="$src")
+		need_commands clang-16:clang-16
+	fi
+	[ -f "$d/Makefile" ] || die "there is no ${d#"$TOP"/}/Makefile" "$repro"
 	rm -rf "${KD:?}/progs/$t"
 	mkdir -p "$KD/progs/$t"
 	if [ "$spec" = "$t" ]; then
-		make -s -C "$d" OUTPUT="$KD/progs/$t" LDFLAGS=-static >> "$blog" 2>&1 ||
+		make -s -C "$d" OUTPUT="$KD/progs/$t" LDFLAGS=-static "${mk[@]}" >> "$blog" 2>&1 ||
 			{ tail -n 20 "$blog" >&2; die "building the $t kselftests failed (log: ${blog#"$TOP"/})" "$repro"; }
 		# TEST_GEN_PROGS, as the Makefile lists them.
 		# shellcheck disable=SC2016 # make's variables, not the shell's
-		names=$(make -s -C "$d" OUTPUT="$KD/progs/$t" -f Makefile -f - <<< 'print-progs: ; @echo $(notdir $(TEST_GEN_PROGS))' print-progs 2>/dev/null)
+		names=$(make -s -C "$d" OUTPUT="$KD/progs/$t" "${mk[@]}" -f Makefile -f - <<< 'print-progs: ; @echo $(notdir $(TEST_GEN_PROGS))' print-progs 2>/dev/null)
 	else
 		names=${spec#*:}
 		names=${names//,/ }
 		for p in $names; do
-			make -s -C "$d" OUTPUT="$KD/progs/$t" LDFLAGS=-static "$KD/progs/$t/$p" >> "$blog" 2>&1 ||
+			make -s -C "$d" OUTPUT="$KD/progs/$t" LDFLAGS=-static "${mk[@]}" "$KD/progs/$t/$p" >> "$blog" 2>&1 ||
 				{ tail -n 20 "$blog" >&2; die "building the $t kselftest $p failed (log: ${blog#"$TOP"/})" "$repro"; }
 		done
 	fi
@@ -79,8 +100,8 @@ for spec in $KSELFTEST_TARGETS; do
 		used=1
 	done
 	# What the directory's programs need of the guest kernel.
-	if [ "$used" = 1 ] && [ -f "$TOP/configs/kselftest-$t.config" ]; then
-		frags+=("$TOP/configs/kselftest-$t.config")
+	if [ "$used" = 1 ] && [ -f "$TOP/configs/kselftest-${t##*/}.config" ]; then
+		frags+=("$TOP/configs/kselftest-${t##*/}.config")
 	fi
 done
 [ ${#progs[@]} -gt 0 ] || die "the kselftests of $KSELFTEST_TARGETS list no TEST_GEN_PROGS${KSELFTEST_PROGS:+ named $KSELFTEST_PROGS}" "$repro"
@@ -146,10 +167,11 @@ try:
 except (OSError, ValueError):
     cases = []
 plan = re.search(r'^1\.\.(\d+)$', open(tap).read(), re.M)
+# kunit_json.py writes a skipped case's status as "SKIP".
 for n, c in enumerate(cases, 1):
     # A case the program never reached (it crashed) has no name.
     name = c['name'] or f'case {n} of the plan: no result'
-    print(f"{'PASS' if c['status'] == 'PASS' else 'SKIP' if c['status'] == 'SKIPPED' else 'FAIL'}\tkselftest:{prog}:{name}")
+    print(f"{'PASS' if c['status'] == 'PASS' else 'SKIP' if c['status'] == 'SKIP' else 'FAIL'}\tkselftest:{prog}:{name}")
 if not plan or int(plan[1]) != len(cases) or not cases:
     print(f'FAIL\tkselftest:{prog}: planned {plan[1] if plan else "no"} cases, TAP gave {len(cases)}')
     sys.exit(1)

@@ -299,7 +299,8 @@ driverscfg() {
 
 # mutant_verdict RESULTS: how a mutated kernel's failed KUnit run failed,
 # from its results.tsv (ci/kunit.sh, or ci/kselftest.sh, whose cases are
-# <dir>/<program>:<case>): "caught" when a test case failed, or
+# <dir>/<program>:<case>, <dir> being ci/guest for the project's own):
+# "caught" when a test case failed, or
 # the guest died with the manifest naming the cases that never ran, or the
 # splat scan found the kernel's own check firing (a WARN); "nobuild" when
 # there are no results (the mutated tree did not build, so nothing was
@@ -311,7 +312,7 @@ mutant_verdict() {
 		echo nobuild
 	elif awk -F'\t' '$1 == "FAIL" { n = $2; sub(/^[^:]+:/, "", n)
 		if (n != "kunit.py" && (n ~ /^[A-Za-z0-9_]+\.[^ ]+$/ || n ~ /^manifest:/ || n == "splat-scan" ||
-		    n ~ /^[A-Za-z0-9_-]+\/[A-Za-z0-9_-]+:[^ ]/)) f = 1 }
+		    n ~ /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)+:[^ ]/)) f = 1 }
 		END { exit !f }' "$1"; then
 		echo caught
 	else
@@ -352,6 +353,37 @@ kbuild_objs() {
 		tail -n 30 "$blog" >&2
 		die "building $* in ${obj#"$TOP"/} failed (log: ${blog#"$TOP"/})" "$repro"
 	fi
+}
+
+# need_commands CMD:PACKAGE...: install the Debian package of each
+# command that is missing (as root); stop, naming them, when not root.
+need_commands() {
+	local t need=()
+	for t in "$@"; do
+		command -v "${t%%:*}" >/dev/null || need+=("${t#*:}")
+	done
+	[ ${#need[@]} -gt 0 ] || return 0
+	[ "$(id -u)" = 0 ] || die "missing Debian packages: ${need[*]} (run as root, or install them)" "apt-get install ${need[*]}"
+	log "installing: ${need[*]}"
+	apt-get update -qq || die "apt-get update failed" "apt-get update"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null ||
+		die "apt-get install failed" "apt-get install ${need[*]}"
+}
+
+# mutate PATH FIND REPLACE: replace the one occurrence of FIND in PATH,
+# as a line of ci/<line>/mutations gives them (\n and \t stand for a
+# newline and a tab); fails, saying why, when FIND is not there once.
+mutate() {
+	python3 - "$@" <<'PY'
+import sys
+path, find, repl = sys.argv[1:]
+find, repl = (x.replace('\\n', '\n').replace('\\t', '\t') for x in (find, repl))
+s = open(path).read()
+n = s.count(find)
+if n != 1:
+    sys.exit(f'{path}: "{find}" occurs {n} times, not once')
+open(path, 'w').write(s.replace(find, repl))
+PY
 }
 
 # detached_worktree DIR REV: DIR is a worktree of $TREE checked out at REV.

@@ -127,17 +127,7 @@ caught=0 survived=0 unproven=0
 : > "$res/results.tsv"
 while IFS=$'\t' read -r name file find replace where; do
 	case $name in ''|'#'*) continue ;; esac
-	python3 - "$TREE/$file" "$find" "$replace" <<'PY' || die "mutation $name no longer applies to $file: update ci/$LINE_NAME/mutations"
-import sys
-path, find, repl = sys.argv[1:]
-# \n and \t in ci/6.1.y/mutations stand for a newline and a tab.
-find, repl = (x.replace('\\n', '\n').replace('\\t', '\t') for x in (find, repl))
-s = open(path).read()
-n = s.count(find)
-if n != 1:
-    sys.exit(f'{path}: "{find}" occurs {n} times, not once')
-open(path, 'w').write(s.replace(find, repl))
-PY
+	mutate "$TREE/$file" "$find" "$replace" || die "mutation $name no longer applies to $file: update ci/$LINE_NAME/mutations"
 	start=$(date +%s)
 	recached=
 	if survives "$name" "$file" "${where:-}"; then
