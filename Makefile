@@ -21,7 +21,7 @@ help:
 	@echo 'make export   regenerate patches/<line>/ from build/<line>/linux'
 	@echo 'make lint     patches/<line>/ consistency (series <-> files <-> build/<line>/linux)'
 	@echo 'make kunit    one KUnit run   ARCH=x86_64|um|i386|arm64|s390 [VARIANT=name] [REV=commit]'
-	@echo 'make kselftest  user-mode kselftests of a line, in a guest of its tip (mainline: iov_fault, iov_bench, udp_csum_fault; 6.1: the project's tls_rollback of ci/guest)   [REV=commit]'
+	@echo 'make kselftest  user-mode kselftests of a line, in a guest of its tip (mainline: iov_fault, iov_bench, udp_csum_fault; 6.1: tls_rollback of ci/guest)   [REV=commit]'
 	@echo 'make selftest self-tests of the ci/ glue'
 	@echo 'make mutants  prove the KUnit suite catches deliberate bugs (ci/<line>/mutations)'
 	@echo 'make patchcheck  per patch: checkpatch, W=1 + sparse and kernel-doc deltas, the line'"'"'s arch builds [PATCHCHECK_KUNIT=1: and KUnit; =only: KUnit alone]'

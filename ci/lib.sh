@@ -358,16 +358,16 @@ kbuild_objs() {
 # need_commands CMD:PACKAGE...: install the Debian package of each
 # command that is missing (as root); stop, naming them, when not root.
 need_commands() {
-	local t need=()
+	local t pkgs=()
 	for t in "$@"; do
-		command -v "${t%%:*}" >/dev/null || need+=("${t#*:}")
+		command -v "${t%%:*}" >/dev/null || pkgs+=("${t#*:}")
 	done
-	[ ${#need[@]} -gt 0 ] || return 0
-	[ "$(id -u)" = 0 ] || die "missing Debian packages: ${need[*]} (run as root, or install them)" "apt-get install ${need[*]}"
-	log "installing: ${need[*]}"
+	[ ${#pkgs[@]} -gt 0 ] || return 0
+	[ "$(id -u)" = 0 ] || die "missing Debian packages: ${pkgs[*]} (run as root, or install them)" "apt-get install ${pkgs[*]}"
+	log "installing: ${pkgs[*]}"
 	apt-get update -qq || die "apt-get update failed" "apt-get update"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null ||
-		die "apt-get install failed" "apt-get install ${need[*]}"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null ||
+		die "apt-get install failed" "apt-get install ${pkgs[*]}"
 }
 
 # mutate PATH FIND REPLACE: replace the one occurrence of FIND in PATH,
