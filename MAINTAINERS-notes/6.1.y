@@ -15,7 +15,7 @@ prefix is "[PATCH vendor-6.1]", and its .b4-config addresses nobody
 upstream (the sender names the tree it is for; the people get_maintainer
 names below are who wrote and maintain the code, for the sender to copy
 where that tree's rules ask for it).  Stable takes no feature series;
-the one fix stable can take, patch 13 (caif, a regression since v6.0),
+the one fix stable can take, patch 11 (caif, a regression since v6.0),
 goes there as a request to apply mainline's c19175141079
 (patches/6.1.y/stable/caif/, make mbox), or with UPSTREAM_TREE and MBOX_STABLE_FORM=patch as that
 commit in stable's form.  The 22 ports are From: their upstream authors,
@@ -29,22 +29,23 @@ and 5 carry Fixes: and are not in mainline yet (the project's mainline
 line sends them there first), and patch 4 is stable-only (mainline removed the function), with no Cc:
 stable: every stable tree older than v6.16 has the same bug.  Every port
 names its upstream commit in stable's form ("commit <sha> upstream.")
-and notes its 6.1 adaptations in brackets; the tests, the benchmarks and
-the kernel-only walker (no upstream commit of its own; mainline has it
-since 2982c8c19bab) say so; each port's bracketed note names its
-upstream author.  Patches 1-25 keep the module ABI, modversions CRCs
+and notes its 6.1 adaptations in brackets; the tests and the benchmarks
+say so; each port's bracketed note names its upstream author.  The
+kernel-only walker, iterate_and_advance_kernel(), is not ported: 6.1 has
+no caller for it (mainline's one, since 2982c8c19bab, hashes an
+iterator in cifs).  Patches 1-23 keep the module ABI, modversions CRCs
 included (make abi, the table in the cover letter): vendors with a
-frozen module interface take those; 26-38 change it on purpose (27, 36
-and 38 are tests of 26, 35 and 37; 26 changes no type but a value
-modules read, UBUF's nr_segs; 28 and 30, the moves to net/, change four
+frozen module interface take those; 24-36 change it on purpose (25, 34
+and 36 are tests of 24, 33 and 35; 24 changes no type but a value
+modules read, UBUF's nr_segs; 26 and 28, the moves to net/, change four
 CRCs).  Upstream the conversion went
 through Christian Brauner's vfs tree (vfs.iov_iter, merged for v6.7)
 after v5 had been addressed to Jens Axboe's block tree; the net/ moves
 and the net tests need an ack from the networking maintainers
 (netdev@vger.kernel.org), as they did upstream.
 
-Patches 13-25 prepare the users of imported iterators for ITER_UBUF and
-patches 26-27 and 35-38 give ITER_UBUF one segment and make single-segment imports ITER_UBUF, as mainline did in
+Patches 11-23 prepare the users of imported iterators for ITER_UBUF and
+patches 24-25 and 33-36 give ITER_UBUF one segment and make single-segment imports ITER_UBUF, as mainline did in
 6.3 and 6.4 (Jens Axboe's and Keith Busch's series).  They touch caif,
 block, io_uring, ALSA, infiniband (hfi1, qib) and the USB gadget code,
 each a separate patch for its maintainers (get_maintainer's lists
@@ -52,7 +53,7 @@ below).  The whole tree was searched with Coccinelle at the base and at
 every patch (make uaudit, run by make check; Documentation/6.1.y/porting.md
 has the table of every hit and why it is safe).  Version 1 searched
 with grep and missed caif, whose sendmsg() read a user address as a
-kernel pointer after patch 26 (22 in v2); patch 13 is mainline's fix for it.
+kernel pointer after patch 24 (22 in v2); patch 11 is mainline's fix for it.
 
 Review points from upstream and how this series answers them
 -------------------------------------------------------------
@@ -62,10 +63,10 @@ chosen at run time the compiler emits an indirect call, a retpoline with
 mitigations on: "function pointers are bad.  Avoid them like the
 plague".  Here every caller passes its steps as compile-time constants to
 __always_inline workers; no step is selected through a pointer (6.1 has
-no iter->copy_mc to tempt one).  Patch 11 measures what the rejected
-shape would cost: the *_indirect benchmark cases run the same walk in
-one out-of-line function whose steps are hidden function pointers, and
-make bench reports them against the inline walk.  The dispatcher is an
+no iter->copy_mc to tempt one).  The project's native harness (make
+bench) measures what the rejected shape would cost: its *_indirect
+cases run the same walk in one out-of-line function whose steps are
+hidden function pointers, against the inline walk.  The dispatcher is an
 if-chain, most likely type first, as Linus acked.
 
 David Laight, on copy-and-checksum (v5 cover letter).  He questioned
@@ -100,13 +101,13 @@ Mainline bugs found after the merge, and where this series stands:
    function is not in 6.1; the same mistake in copy_page_to_iter() is
    mutation page-copy-wrong-offset;
  - memcpy_to_iter_csum() using from instead of from + progress
-   (fe92f874f091): done right in patch 29; mutation
+   (fe92f874f091): done right in patch 27; mutation
    csum-to-iter-from-not-progress.
 
 Per patch: recipients and notes
 -------------------------------
 
-1/44 iov_iter: move iter_ubuf check inside restore WARN
+1/43 iov_iter: move iter_ubuf check inside restore WARN
     Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   Backport of 4397a17c1dc5 (Keith Busch, v6.3), unchanged; upstream has
@@ -114,7 +115,7 @@ Per patch: recipients and notes
   stable: the only 6.1 caller (io_uring) restores IOVEC and BVEC
   iterators, so nothing reaches it before patch 35.
 
-2/44 iov_iter: Restore KVEC iterators without a warning
+2/43 iov_iter: Restore KVEC iterators without a warning
     Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   Not in mainline yet (mainline 7.3.4 still warns on KVEC); the project's
@@ -123,7 +124,7 @@ Per patch: recipients and notes
   KVEC fails without it (the splat scan), mutation
   restore-warn-parenthesis.
 
-3/44 iov_iter: Step over zero-length bvec segments in iov_iter_get_pages*()
+3/43 iov_iter: Step over zero-length bvec segments in iov_iter_get_pages*()
     Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   Fixes: 3d671ca62a08 (where for_each_bvec() gave way to
@@ -136,7 +137,7 @@ Per patch: recipients and notes
   bvec-zero-length fail without it, mutation
   get-pages-zero-bvec-not-skipped.
 
-4/44 iov_iter: Hash a linear copy of mapped fragments in hash_and_copy_to_iter()
+4/43 iov_iter: Hash a linear copy of mapped fragments in hash_and_copy_to_iter()
     Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   Stable-only (netdev): mainline removed the function in c93f75b2d755
@@ -153,22 +154,22 @@ Per patch: recipients and notes
   i386 HIGHMEM and reports a wrong digest under kmap-force without it
   (Documentation/6.1.y/testing.md).
 
-5/44 iov_iter: Start from iov_offset in iov_iter_gap_alignment()
+5/43 iov_iter: Start from iov_offset in iov_iter_gap_alignment()
     Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   Not upstream yet: the 6.1.y form of the mainline line's iov_iter-fixes
-  4/4 (same one-line change), found by the queries test (patch 39, which
+  4/4 (same one-line change), found by the queries test (patch 37, which
   tests the tip and so follows the tail). New in v3, at the front with
   the other fixes.
 
-6/44 lib: add KUnit tests for the iov_iter iterators
+6/43 lib: add KUnit tests for the iov_iter iterators
     linux-kernel@vger.kernel.org
   New file, bool Kconfig (built-in only: see "refused mm exports" above).
   lib/iov_iter_kunit.c and CONFIG_IOV_ITER_KUNIT_TEST (style.rst names,
   clear of mainline's TEST_IOV_ITER); selects nothing. Covers the fixes
   of patches 1-3 (restore on KVEC/UBUF, get_pages on zero-length bvecs).
 
-7/44 net: add KUnit tests for the iov_iter checksum and hash copies
+7/43 net: add KUnit tests for the iov_iter checksum and hash copies
     "David S. Miller" <davem@davemloft.net>
     Eric Dumazet <edumazet@google.com>
     Jakub Kicinski <kuba@kernel.org>
@@ -181,12 +182,12 @@ Per patch: recipients and notes
   synchronous sha256). Fragments are highmem pages where the arch has
   them.
 
-8/44 lib: add KUnit benchmarks for the iov_iter iterators
+8/43 lib: add KUnit benchmarks for the iov_iter iterators
     linux-kernel@vger.kernel.org
   CONFIG_IOV_ITER_BENCH_KUNIT_TEST, default n; prints one line per case,
   never pass/fail on time.
 
-9/44 iov_iter: Convert iterate*() to inline funcs
+9/43 iov_iter: Convert iterate*() to inline funcs
     Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   The review focus: every pipe check stays before the dispatch, and the
@@ -194,18 +195,7 @@ Per patch: recipients and notes
   Kernel step results are now honoured; all 6.1 kernel steps return 0
   except copy_mc_to_kernel(), whose short copy was already honoured.
 
-10/44 iov_iter: Add a kernel-type iterator-only iteration function
-    linux-kernel@vger.kernel.org
-  No in-tree 6.1 user; justified by the measurements of patch 11 (the
-  benchmark patch after it). Upstream deferred it (it landed later with
-  netfs).
-
-11/44 lib: benchmark inline, kernel-only and indirect iov_iter steps
-    linux-kernel@vger.kernel.org
-  The *_indirect cases reproduce the shape Linus rejected, to measure it;
-  they are benchmark code only.
-
-12/44 iov_iter: Keep the running checksum in a local in csum_and_copy_from_iter()
+10/43 iov_iter: Keep the running checksum in a local in csum_and_copy_from_iter()
     Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   6.1.y only: the same change on 7.3 showed no gain in instructions, so
@@ -215,7 +205,7 @@ Per patch: recipients and notes
   CRC change (make abi). Native harness: csum_from_kvec_64 and
   csum_from_iovec_64 back to the base or below (the cover letter's table).
 
-13/44 caif: don't assume iov_iter type
+11/43 caif: don't assume iov_iter type
     "David S. Miller" <davem@davemloft.net>
     Eric Dumazet <edumazet@google.com>
     Jakub Kicinski <kuba@kernel.org>
@@ -227,13 +217,13 @@ Per patch: recipients and notes
   lines are caif's own). Backport of c19175141079 (Keith Busch), code
   unchanged; 6.1.y never had it. Stable gets a request of its own to
   apply the upstream commit as it is (patches/6.1.y/stable/caif/; with
-  UPSTREAM_TREE, that commit in stable's form). Without it, patch 26
+  UPSTREAM_TREE, that commit in stable's form). Without it, patch 24
   (nr_segs = 1 for ITER_UBUF) makes caif_seqpkt_sendmsg() read a user
   address as a struct iovec pointer: an oops under SMAP/PAN on write(2),
-  and from patches 35 and 37 on send(2) and one-vector sendmsg(2). Needs
+  and from patches 33 and 35 on send(2) and one-vector sendmsg(2). Needs
   a netdev ack. make uaudit fails if the read comes back.
 
-14/44 net: add a KUnit test of caif seqpacket sendmsg() on user-backed iterators
+12/43 net: add a KUnit test of caif seqpacket sendmsg() on user-backed iterators
     "David S. Miller" <davem@davemloft.net>
     Eric Dumazet <edumazet@google.com>
     Jakub Kicinski <kuba@kernel.org>
@@ -241,23 +231,23 @@ Per patch: recipients and notes
     netdev@vger.kernel.org
     linux-kernel@vger.kernel.org
   net_test_caif_ubuf: a UBUF and a one-segment IOVEC send must both fail
-  with -ETIMEDOUT on an unconnected socket. Without patch 13 it fails
-  with -EINVAL before patch 26 (the regression write(2) has had since
+  with -ETIMEDOUT on an unconnected socket. Without patch 11 it fails
+  with -EINVAL before patch 24 (the regression write(2) has had since
   v6.0), and oopses under SMAP (x86_64 KUnit runs use -cpu max) from
-  patch 26 on. Enables nothing itself: the kunitconfig has CONFIG_CAIF=y.
+  patch 24 on. Enables nothing itself: the kunitconfig has CONFIG_CAIF=y.
 
-15/44 block: ensure bio_alloc_map_data() deals with ITER_UBUF correctly
+13/43 block: ensure bio_alloc_map_data() deals with ITER_UBUF correctly
     Jens Axboe <axboe@kernel.dk>
     linux-block@vger.kernel.org
     linux-kernel@vger.kernel.org
   Jens Axboe's 0a2481cde24f, plus the iter_is_iovec() test of the line
   that came with d46aa786fa53 upstream (the bracketed note says so).
-  Preparation for patch 35 (blk_rq_map_user() then imports ITER_UBUF):
+  Preparation for patch 33 (blk_rq_map_user() then imports ITER_UBUF):
   without it the bounce path would memcpy from a user address and point
   the saved iterator at kernel memory. Not reachable in 6.1 before patch
-  35, so no Fixes:. Needs the block maintainer's ack.
+  33, so no Fixes:. Needs the block maintainer's ack.
 
-16/44 block: map ITER_UBUF user memory directly in blk_rq_map_user_iov()
+14/43 block: map ITER_UBUF user memory directly in blk_rq_map_user_iov()
     Jens Axboe <axboe@kernel.dk>
     linux-block@vger.kernel.org
     linux-kernel@vger.kernel.org
@@ -265,25 +255,25 @@ Per patch: recipients and notes
   a696647a3b58 was its linux-next id); 6.1 has no import_ubuf(). Without
   it SG_IO with one buffer would always bounce after patch 35.
 
-17/44 io_uring/rw: leave an ITER_UBUF iterator alone in io_req_map_rw()
+15/43 io_uring/rw: leave an ITER_UBUF iterator alone in io_req_map_rw()
     Jens Axboe <axboe@kernel.dk>
     Pavel Begunkov <asml.silence@gmail.com>
     io-uring@vger.kernel.org
     linux-kernel@vger.kernel.org
   Only the io_req_map_rw() hunk of 1e23db450cff. Without it an
-  IORING_OP_READ punted to io-wq after patch 35 would write through a
+  IORING_OP_READ punted to io-wq after patch 33 would write through a
   kernel address. Needs the io_uring maintainer's ack.
 
-18/44 io_uring/net: leave an ITER_UBUF iterator alone in io_setup_async_msg()
+16/43 io_uring/net: leave an ITER_UBUF iterator alone in io_setup_async_msg()
     Jens Axboe <axboe@kernel.dk>
     Pavel Begunkov <asml.silence@gmail.com>
     io-uring@vger.kernel.org
     linux-kernel@vger.kernel.org
   Only the io_setup_async_msg() hunk of 4b61152e107a; a single-vector
-  sendmsg/recvmsg punted after patch 37 would otherwise get a kernel
+  sendmsg/recvmsg punted after patch 35 would otherwise get a kernel
   address as its user buffer.
 
-19/44 iov_iter: add iter_iov_addr() and iter_iov_len() helpers
+17/43 iov_iter: add iter_iov_addr() and iter_iov_len() helpers
     Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   A 6.1.y-specific rewrite of 95e49cf8373a, labelled so: no struct iovec
@@ -292,12 +282,12 @@ Per patch: recipients and notes
   on them) and iter_iov_array() replaces iter_iov(). The next patch tests
   them.
 
-20/44 lib: test iter_iov_addr() and iov_iter_iovec() on user iterators
+18/43 lib: test iter_iov_addr() and iov_iter_iovec() on user iterators
     linux-kernel@vger.kernel.org
   Test only (moved out of the port). iov_test_user_segment fails on ubuf
   without the previous patch.
 
-21/44 ALSA: pcm: check for user backed iterator, not specific iterator type
+19/43 ALSA: pcm: check for user backed iterator, not specific iterator type
     Jaroslav Kysela <perex@perex.cz>
     Takashi Iwai <tiwai@suse.com>
     alsa-devel@alsa-project.org
@@ -305,7 +295,7 @@ Per patch: recipients and notes
   Needs the ALSA maintainer's ack. Mono non-interleaved readv/writev keep
   working after patch 37.
 
-22/44 IB/hfi1: check for user backed iterator, not specific iterator type
+20/43 IB/hfi1: check for user backed iterator, not specific iterator type
     Dennis Dalessandro <dennis.dalessandro@cornelisnetworks.com>
     Jason Gunthorpe <jgg@ziepe.ca>
     Leon Romanovsky <leon@kernel.org>
@@ -316,7 +306,7 @@ Per patch: recipients and notes
   patch of the tail), from the !dim test; from then on it reaches the
   request parser.
 
-23/44 IB/qib: check for user backed iterator, not specific iterator type
+21/43 IB/qib: check for user backed iterator, not specific iterator type
     Dennis Dalessandro <dennis.dalessandro@cornelisnetworks.com>
     Jason Gunthorpe <jgg@ziepe.ca>
     Leon Romanovsky <leon@kernel.org>
@@ -325,21 +315,21 @@ Per patch: recipients and notes
   Needs the RDMA maintainers' ack. Plain write(2) goes to qib_write(), so
   only writev(2) is affected.
 
-24/44 usb: gadget: f_fs: Fix ffs_epfile_read_iter to handle ITER_UBUF
+22/43 usb: gadget: f_fs: Fix ffs_epfile_read_iter to handle ITER_UBUF
     Greg Kroah-Hartman <gregkh@linuxfoundation.org>
     linux-usb@vger.kernel.org
     linux-kernel@vger.kernel.org
   Needs the USB maintainer's ack. Without it aio IOCB_CMD_PREAD on an
-  endpoint file fails with -ENOMEM after patch 35 (dup_iter() returns
+  endpoint file fails with -ENOMEM after patch 33 (dup_iter() returns
   NULL for ITER_UBUF).
 
-25/44 usb: gadgetfs: Fix ep_read_iter to handle ITER_UBUF
+23/43 usb: gadgetfs: Fix ep_read_iter to handle ITER_UBUF
     Greg Kroah-Hartman <gregkh@linuxfoundation.org>
     linux-usb@vger.kernel.org
     linux-kernel@vger.kernel.org
   As the f_fs patch, for the legacy gadgetfs.
 
-26/44 iov_iter: set nr_segs = 1 for ITER_UBUF
+24/43 iov_iter: set nr_segs = 1 for ITER_UBUF
     Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   Header-only, and the first patch of the ABI tail: no type or export
@@ -349,15 +339,15 @@ Per patch: recipients and notes
   longer sits in the prefix (review-6.1.y-3 S2). Every reader of nr_segs
   and of the iterator union in the tree is listed, with why it is safe,
   by make uaudit (Documentation/6.1.y/porting.md); the one that was not,
-  caif, is fixed by patch 13. The next patch makes the KUnit model check
+  caif, is fixed by patch 11. The next patch makes the KUnit model check
   nr_segs of a ubuf.
 
-27/44 lib: check nr_segs of an ITER_UBUF in the iov_iter KUnit model
+25/43 lib: check nr_segs of an ITER_UBUF in the iov_iter KUnit model
     linux-kernel@vger.kernel.org
   Test only (moved out of the port). Every ubuf case fails without the
   previous patch (73 in the x86_64 run of v1).
 
-28/44 iov_iter, net: Move csum_and_copy_to/from_iter() to net/
+26/43 iov_iter, net: Move csum_and_copy_to/from_iter() to net/
     Alexander Viro <viro@zeniv.linux.org.uk>
     "David S. Miller" <davem@davemloft.net>
     Eric Dumazet <edumazet@google.com>
@@ -372,7 +362,7 @@ Per patch: recipients and notes
   modversions CRCs change, as genksyms computes them in datagram.c and
   skbuff.c (make abi).
 
-29/44 iov_iter, net: Fold in csum_and_memcpy()
+27/43 iov_iter, net: Fold in csum_and_memcpy()
     "David S. Miller" <davem@davemloft.net>
     Eric Dumazet <edumazet@google.com>
     Jakub Kicinski <kuba@kernel.org>
@@ -383,7 +373,7 @@ Per patch: recipients and notes
   start, named in the bracketed note: a separate backport would leave one
   commit at which the net csum tests fail.
 
-30/44 iov_iter, net: Move hash_and_copy_to_iter() to net/
+28/43 iov_iter, net: Move hash_and_copy_to_iter() to net/
     Alexander Viro <viro@zeniv.linux.org.uk>
     "David S. Miller" <davem@davemloft.net>
     Eric Dumazet <edumazet@google.com>
@@ -395,22 +385,22 @@ Per patch: recipients and notes
   here. In the ABI tail: the CRCs of hash_and_copy_to_iter() and
   skb_copy_and_hash_datagram_iter() change (make abi).
 
-31/44 iov_iter: Renumber ITER_* constants
+29/43 iov_iter: Renumber ITER_* constants
     Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   ABI tail: changes the values that inline uio.h helpers compile into
   modules (make abi shows the enumerator changes). No in-tree 6.1 code
   depends on the numeric values.
 
-32/44 iov_iter: Derive user-backedness from the iterator type
+30/43 iov_iter: Derive user-backedness from the iterator type
     Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   ABI tail: struct iov_iter loses user_backed. Its readers that mainline
   converted first (sound, hfi1, qib, block) were converted in patches
-  15-16 and 21-23, with iter_iov_array() for the iovec array, because
+  13-14 and 19-21, with iter_iov_array() for the iovec array, because
   UBUF's ubuf aliases iov.
 
-33/44 iov_iter, net: Merge csum_and_copy_from_iter{,_full}() together
+31/43 iov_iter, net: Merge csum_and_copy_from_iter{,_full}() together
     "David S. Miller" <davem@davemloft.net>
     Eric Dumazet <edumazet@google.com>
     Jakub Kicinski <kuba@kernel.org>
@@ -421,7 +411,7 @@ Per patch: recipients and notes
   a pipe/discard source becomes WARN_ON_ONCE, and bytes == 0 from such a
   source now returns false.
 
-34/44 iov_iter, net: Unexport csum_and_copy_to_iter() and hash_and_copy_to_iter()
+32/43 iov_iter, net: Unexport csum_and_copy_to_iter() and hash_and_copy_to_iter()
     Alexander Viro <viro@zeniv.linux.org.uk>
     "David S. Miller" <davem@davemloft.net>
     Eric Dumazet <edumazet@google.com>
@@ -432,19 +422,19 @@ Per patch: recipients and notes
   ABI tail: the unexport half of 6d0d41991428 and b5f0e20f444c, split out
   so that the moves keep the ABI.
 
-35/44 iov_iter: convert import_single_range() to ITER_UBUF
+33/43 iov_iter: convert import_single_range() to ITER_UBUF
     Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   ABI tail: same structure and exports, but an exported function hands
   modules ITER_UBUF where they saw ITER_IOVEC. The next patch tests it
   against the ITER_IOVEC it replaces.
 
-36/44 lib: test import_single_range() against the ITER_IOVEC it replaces
+34/43 lib: test import_single_range() against the ITER_IOVEC it replaces
     linux-kernel@vger.kernel.org
   Test only (moved out of the port); in the ABI tail's place because it
   tests the tail. Upstream has no test.
 
-37/44 iov_iter: import single vector iovecs as ITER_UBUF
+35/43 iov_iter: import single vector iovecs as ITER_UBUF
     Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
   ABI tail, as patch 35. Includes Pavel Begunkov's f4b78260fc67 (*iovp
@@ -454,12 +444,12 @@ Per patch: recipients and notes
   access_ok() (as in mainline). Hazard for out-of-tree callers: fast_segs
   0 with *iovp NULL now has the vector copied through that NULL.
 
-38/44 lib: test import_iovec() of one vector and its errors
+36/43 lib: test import_iovec() of one vector and its errors
     linux-kernel@vger.kernel.org
   Test only (moved out of the port): type, count, segments and address
   for one and two vectors, and the errors with *iovp cleared.
 
-39/44 lib: test the alignment, page count and duplication queries of iov_iter
+37/43 lib: test the alignment, page count and duplication queries of iov_iter
     linux-kernel@vger.kernel.org
   Test only, the 6.1.y form of the mainline contract posting's 4/11
   (queries): iov_test_queries (every kind and layout, every position of a
@@ -469,7 +459,7 @@ Per patch: recipients and notes
   their own); the ten mutations after gap-alignment-whole-first-segment
   in ci/6.1.y/mutations are its.
 
-40/44 lib: test the full copies, uio.h helpers and refused page requests of iov_iter
+38/43 lib: test the full copies, uio.h helpers and refused page requests of iov_iter
     linux-kernel@vger.kernel.org
   Test only, the 6.1.y form of the mainline contract posting's 5/11, less
   what 6.1 lacks (copy_to_iter_full(), iov_iter_extract_will_pin()), plus
@@ -478,7 +468,7 @@ Per patch: recipients and notes
   does not have) and a pipe case.  One mutation per contract row it
   closes, in ci/6.1.y/mutations.
 
-41/44 lib: test the import limits and the faulting copies of iov_iter
+39/43 lib: test the import limits and the faulting copies of iov_iter
     linux-kernel@vger.kernel.org
   Test only (issue: tests of every contract).  The import limits
   mainline's tests posting 7/18 and 13/18 cover, in 6.1's form
@@ -489,7 +479,7 @@ Per patch: recipients and notes
   never touched.  Closes 11 gap rows of Documentation/6.1.y/contracts.md;
   one mutation per row in ci/6.1.y/mutations.
 
-42/44 lib: test a full pipe, the queries, advance and revert of ITER_PIPE
+40/43 lib: test a full pipe, the queries, advance and revert of ITER_PIPE
     linux-kernel@vger.kernel.org
   Test only (issue: tests of every contract).  ITER_PIPE is 6.1-only
   (gone in v6.5), so mainline has no counterpart.  Closes 14 PIPE rows of
@@ -500,7 +490,7 @@ Per patch: recipients and notes
   ITER_PIPE (dup_iter, the _copy_from_iter family) stay gaps: 6.1 KUnit
   cannot count a warning.
 
-43/44 lib: test the page getters' limits, compat imports, iovec helpers
+41/43 lib: test the page getters' limits, compat imports, iovec helpers
     linux-kernel@vger.kernel.org
   Test only (issue: tests of every contract).  The page getters' limits
   in 6.1's form (mainline's tests posting 16/18 tests them with
@@ -513,7 +503,7 @@ Per patch: recipients and notes
   Documentation/6.1.y/contracts.md; 10 mutations in ci/6.1.y/mutations,
   each caught.
 
-44/44 lib: test the warnings of iov_iter's refused requests
+42/43 lib: test the warnings of iov_iter's refused requests
     linux-kernel@vger.kernel.org
   Test only (issue: tests of every contract).  6.1's KUnit cannot
   suppress or count a warning: the cases are a suite of their own behind
@@ -527,6 +517,16 @@ Per patch: recipients and notes
   mutations in ci/6.1.y/mutations, each caught.  The outside-review-style
   pass found the first version relied on the console alone and let a
   splat inside an expected dump through; both are fixed.
+
+43/43 lib: test the inline walkers' steps on kernel iterators
+    linux-kernel@vger.kernel.org
+  Test only (new in v4).  v3 tested the kernel steps through
+  iterate_and_advance_kernel(), which v4 drops (no 6.1 caller); the same
+  cases now call iterate_and_advance2() with a user step that processes
+  nothing, so a wrong dispatch fails them.  iov_test_kernel_short is the
+  only case in which a kernel step comes up short in 6.1
+  (copy_mc_to_kernel() can, after a machine check no test can make):
+  mutation bvec-short-step-ignored.
 
 Checkpatch exceptions
 ---------------------

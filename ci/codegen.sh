@@ -13,15 +13,14 @@ set -euo pipefail
 
 repro="make$LINEOPT codegen"
 base_objs=(lib/iov_iter.o net/core/datagram.o net/core/skbuff.o)
-# the benchmark walkers only, of the test object
-specs=("${base_objs[@]}" "lib/iov_iter_kunit.o:bench_iter_")
+specs=("${base_objs[@]}")
 OBJ=$LB/kunit/x86_64
 CD=$LB/codegen
 dest=$OUT/codegen
 mkdir -p "$dest" "$CD"
 [ -d "$TREE/.git" ] || die "$TREE does not exist" "make$LINEOPT tree"
 
-kbuild_objs "$TREE" "$OBJ" "$CD/tip-build.log" "$repro" "${base_objs[@]}" lib/iov_iter_kunit.o
+kbuild_objs "$TREE" "$OBJ" "$CD/tip-build.log" "$repro" "${base_objs[@]}"
 overlay_tree base "$CD/overlay"
 : > "$CD/base-build.log"
 for o in "${base_objs[@]}"; do

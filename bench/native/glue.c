@@ -295,10 +295,6 @@ unsigned long NB(run)(const struct nb_desc *d, unsigned int reps,
 		NB_LOOP(iterate_and_advance(&i, n, buf + done,
 					    nb_ustep_to, nb_step_to));
 		break;
-	case NB_STEP_KERNEL:
-		NB_LOOP(iterate_and_advance_kernel(&i, n, buf + done, NULL,
-						   nb_step_to));
-		break;
 	case NB_STEP_INDIRECT:
 		NB_LOOP(nb_iterate_indirect(&i, n, buf + done,
 					    nb_ustep_to_ptr, nb_step_to_ptr));

@@ -25,7 +25,6 @@ enum nb_op {
 	NB_WALK,		/* iterate_and_advance() with a step that copies nothing */
 	NB_MEMCPY_TO,		/* the reference: memcpy() over the same chunks */
 	NB_STEP_INLINE,		/* series only: memcpy step, iterate_and_advance() */
-	NB_STEP_KERNEL,		/* series only: iterate_and_advance_kernel() */
 	NB_STEP_INDIRECT,	/* series only: the steps through function pointers */
 	NB_WALK_INDIRECT,	/* series only: the empty step through a pointer */
 	NB_CSUM_TO,		/* csum_and_copy_to_iter() */

@@ -1158,14 +1158,12 @@ static void build_cases(void)
 			if (c->chunk_ref == frags[f])
 				c->ref = &cases[f];
 	}
-	/* inline, kernel-only and indirect steps (series only) */
+	/* inline and indirect steps (series only) */
 	if (SERIES->nb.has_steps)
 		for (t = 0; t < 3; t += 2) {
 			int ty = seg_types[t];
 			char *name;
 
-			asprintf(&name, "%s_step_kernel_64", type_name[ty]);
-			step_case(name, ty, NB_STEP_KERNEL, 64);
 			asprintf(&name, "%s_step_indirect_64", type_name[ty]);
 			step_case(name, ty, NB_STEP_INDIRECT, 64);
 			asprintf(&name, "%s_walk_indirect_64", type_name[ty]);
