@@ -113,7 +113,7 @@ Per patch: recipients and notes
   Backport of 4397a17c1dc5 (Keith Busch, v6.3), unchanged; upstream has
   no Fixes:, and its note names fcb14cb1bdac, the commit it fixes. No Cc:
   stable: the only 6.1 caller (io_uring) restores IOVEC and BVEC
-  iterators, so nothing reaches it before patch 35.
+  iterators, so nothing reaches it before patch 33.
 
 2/43 iov_iter: Restore KVEC iterators without a warning
     Alexander Viro <viro@zeniv.linux.org.uk>
@@ -253,7 +253,7 @@ Per patch: recipients and notes
     linux-kernel@vger.kernel.org
   Only the user_backed_iter() hunk of d46aa786fa53 (Keith Busch;
   a696647a3b58 was its linux-next id); 6.1 has no import_ubuf(). Without
-  it SG_IO with one buffer would always bounce after patch 35.
+  it SG_IO with one buffer would always bounce after patch 33.
 
 15/43 io_uring/rw: leave an ITER_UBUF iterator alone in io_req_map_rw()
     Jens Axboe <axboe@kernel.dk>
@@ -293,7 +293,7 @@ Per patch: recipients and notes
     alsa-devel@alsa-project.org
     linux-kernel@vger.kernel.org
   Needs the ALSA maintainer's ack. Mono non-interleaved readv/writev keep
-  working after patch 37.
+  working after patch 35.
 
 20/43 IB/hfi1: check for user backed iterator, not specific iterator type
     Dennis Dalessandro <dennis.dalessandro@cornelisnetworks.com>
@@ -437,7 +437,7 @@ Per patch: recipients and notes
 35/43 iov_iter: import single vector iovecs as ITER_UBUF
     Alexander Viro <viro@zeniv.linux.org.uk>
     linux-kernel@vger.kernel.org
-  ABI tail, as patch 35. Includes Pavel Begunkov's f4b78260fc67 (*iovp
+  ABI tail, as patch 33. Includes Pavel Begunkov's f4b78260fc67 (*iovp
   cleared before the copy). iov_test_import_iovec; the per-syscall
   program checks 1- and 2-vector readv/writev/sendmsg/recvmsg byte-exact.
   The length of the one vector is capped at MAX_RW_COUNT before
